@@ -1,0 +1,5 @@
+"""``python -m piexport``: the same as the ``piexport`` command."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,138 @@
+"""The ``piexport`` command: a thin layer that wires options to the library."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import __version__
+from .context import build_session_context
+from .errors import InputError, PiexportError
+from .jsonutil import dumps
+from .loader import load_session
+from .model import Session
+from .outline import render_tree_text, terminal_safe
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+EXIT_OK, EXIT_WARNINGS, EXIT_UNUSABLE = 0, 1, 2
+
+
+class Failure(click.ClickException):
+    """A one-line error with our exit code (2 for unusable input), never a traceback."""
+
+    def __init__(self, message: str, code: int = EXIT_UNUSABLE) -> None:
+        super().__init__(message)
+        self.exit_code = code
+
+
+def _load(path: str) -> Session:
+    try:
+        if path == "-":
+            return load_session(sys.stdin.buffer, name="<stdin>")
+        return load_session(Path(path))
+    except InputError as exc:
+        raise Failure(str(exc), EXIT_UNUSABLE) from exc
+    except PiexportError as exc:
+        raise Failure(str(exc), 1) from exc
+
+
+def _report(session: Session, strict: bool, quiet: bool = False) -> None:
+    """Diagnostics to stderr; with --strict, any warning makes the run fail (exit 1)."""
+    if not quiet:
+        for d in session.diagnostics:
+            click.echo(terminal_safe(str(d)), err=True)
+    warnings = [d for d in session.diagnostics if d.level != "info"]
+    if strict and warnings:
+        raise Failure(f"{session.path}: {len(warnings)} warning(s) and --strict", EXIT_WARNINGS)
+
+
+session_file = click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+strict_option = click.option("--strict", is_flag=True, help="Exit 1 when the file had warnings.")
+
+
+@click.group(context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
+@click.version_option(__version__, "-V", "--version", prog_name="piexport")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Turn pi coding-agent session files into self-contained HTML you can share and keep."""
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+
+
+@cli.command("context")
+@session_file
+@click.option("--leaf", "leaf_id", metavar="ID", help="Build the context for this leaf.")
+@strict_option
+def context_command(file: str, leaf_id: str | None, strict: bool) -> None:
+    """Print what the model saw (pi's buildSessionContext) as JSON."""
+    session = _load(file)
+    if leaf_id is not None and leaf_id not in session.by_id:
+        raise Failure(f"{session.path}: no entry with id {leaf_id!r}", EXIT_UNUSABLE)
+    click.echo(dumps(build_session_context(session, leaf_id)))
+    _report(session, strict)
+
+
+@cli.command("tree")
+@session_file
+@strict_option
+def tree_command(file: str, strict: bool) -> None:
+    """Print the entry tree the way pi's /tree shows it (• marks the current path)."""
+    session = _load(file)
+    sys.stdout.write(render_tree_text(session))
+    _report(session, strict)
+
+
+@cli.command("info")
+@session_file
+@click.option("--json", "as_json", is_flag=True, help="Print the facts as JSON.")
+@strict_option
+def info_command(file: str, as_json: bool, strict: bool) -> None:
+    """Print the header, name, counts by entry type and role, leaves, labels and problems."""
+    session = _load(file)
+    facts = session_facts(session)
+    if as_json:
+        click.echo(dumps(facts))
+    else:
+        for key, value in facts.items():
+            if isinstance(value, dict):
+                shown = ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
+            elif isinstance(value, list):
+                shown = ", ".join(str(v) for v in value) or "-"
+            else:
+                shown = "-" if value is None else str(value)
+            click.echo(terminal_safe(f"{key + ':':<14}{shown}"))
+    _report(session, strict, quiet=as_json is False)
+
+
+def session_facts(session: Session) -> dict[str, Any]:
+    """The facts ``piexport info`` shows, in display order."""
+    header = session.header
+    types = Counter(e.type for e in session.entries)
+    roles = Counter(e.role or "?" for e in session.entries if e.type == "message")
+    return {
+        "file": session.path,
+        "id": header.id if header else None,
+        "version": header.version if header else None,
+        "cwd": header.cwd if header else None,
+        "started": header.timestamp if header else None,
+        "forkedFrom": header.parent_session if header else None,
+        "name": session.name,
+        "entries": len(session.entries),
+        "types": dict(types.most_common()),
+        "roles": dict(roles.most_common()),
+        "leaf": session.tree.leaf_id,
+        "leaves": session.tree.leaves,
+        "branchPoints": session.tree.branch_points,
+        "labels": [f"{k}={v}" for k, v in session.labels.items()],
+        "diagnostics": [str(d) for d in session.diagnostics],
+    }
+
+
+def main() -> None:
+    """Entry point of the console script and ``python -m piexport``."""
+    cli(prog_name="piexport")

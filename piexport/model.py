@@ -1,0 +1,191 @@
+"""The session model: what the loader hands to every later stage.
+
+Entries keep the JSON object they were read from (``raw``) instead of copying every field
+into typed attributes: a 200 MB session should be held in memory once, not twice. The few
+fields every stage needs (id, parent, type, timestamp, line) are lifted out and normalised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+JSON: TypeAlias = dict[str, Any]
+
+EntryType = Literal[
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+]
+KNOWN_ENTRY_TYPES: frozenset[str] = frozenset(EntryType.__args__)  # type: ignore[attr-defined]
+
+Level = Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A problem found in one input line (or the whole file when ``line`` is 0)."""
+
+    path: str
+    line: int
+    """1-based line number in the source file; 0 when the problem is not tied to a line."""
+    message: str
+    level: Level = "warning"
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionHeader:
+    """Line 1 of a session file (after migration)."""
+
+    id: str
+    version: int
+    """The version the file was written in (1, 2, 3 or newer), before migration."""
+    timestamp: str | None
+    cwd: str | None
+    parent_session: str | None
+    """Path of the session this one was forked from (``parentSession`` or ``branchedFrom``)."""
+    line: int
+    raw: JSON
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One tree entry of a session file, migrated to version 3."""
+
+    id: str
+    """Unique within the session. Synthesised (``line:N``) when the file had none, and
+    suffixed (``abc~2``) when an id was used twice; ``raw["id"]`` keeps what the file said."""
+    parent_id: str | None
+    """The parent as written in the file (normalised to a string); the tree decides whether
+    it resolves (orphans and cycles are repaired there, not here)."""
+    type: str
+    timestamp: str | None
+    line: int
+    """1-based line number in the source file."""
+    index: int
+    """Position among the entries, in file order."""
+    raw: JSON
+    """The migrated JSON object as read; unknown fields are kept and shown, never dropped."""
+
+    @property
+    def message(self) -> JSON | None:
+        """The AgentMessage of a ``message`` entry, or None when absent or not an object."""
+        msg = self.raw.get("message")
+        return msg if isinstance(msg, dict) else None
+
+    @property
+    def role(self) -> str | None:
+        msg = self.message
+        if msg is None:
+            return None
+        role = msg.get("role")
+        return role if isinstance(role, str) else None
+
+
+@dataclass(slots=True)
+class Tree:
+    """The id/parentId structure of a session, with every defect repaired."""
+
+    parent: dict[str, str | None]
+    """Effective parent of every entry: None for roots (true roots, orphans, broken cycles)."""
+    children: dict[str, list[str]]
+    """Children of each entry, ordered by timestamp (file order for ties)."""
+    roots: list[str]
+    leaf_id: str | None
+    """The last entry in file order: pi's current position when it opens the file."""
+    path: list[str]
+    """Root → leaf, the conversation as pi would continue it."""
+    leaves: list[str]
+    """Every entry without children, in file order."""
+    branch_points: list[str]
+    """Every entry with more than one child, in file order."""
+    orphans: list[str] = field(default_factory=list)
+    """Entries whose parentId names no entry; they are shown as extra roots."""
+
+    def path_to(self, entry_id: str) -> list[str]:
+        """Root → entry. Iterative, and safe on any tree the loader built (cycles are cut)."""
+        out: list[str] = []
+        cur: str | None = entry_id
+        while cur is not None:
+            out.append(cur)
+            cur = self.parent.get(cur)
+        out.reverse()
+        return out
+
+    def walk(self) -> Iterator[tuple[str, int]]:
+        """Every entry once, depth first, roots in order, with its depth."""
+        stack = [(r, 0) for r in reversed(self.roots)]
+        while stack:
+            node, depth = stack.pop()
+            yield node, depth
+            kids = self.children.get(node, ())
+            stack.extend((k, depth + 1) for k in reversed(kids))
+
+
+@dataclass(slots=True)
+class Session:
+    """A loaded session file: header, entries in file order, tree, and what went wrong."""
+
+    path: str
+    header: SessionHeader | None
+    entries: list[Entry]
+    by_id: dict[str, Entry]
+    tree: Tree
+    labels: dict[str, str]
+    """Entry id → label, after replaying every ``label`` entry in file order."""
+    name: str | None
+    """The latest ``session_info`` name in file order, trimmed; None when unset or cleared."""
+    diagnostics: list[Diagnostic]
+    lines_read: int = 0
+    """Non-blank lines in the file: each became the header, an entry or a diagnostic."""
+
+    @property
+    def id(self) -> str | None:
+        return self.header.id if self.header else None
+
+    @property
+    def cwd(self) -> str | None:
+        return self.header.cwd if self.header else None
+
+    def entry(self, entry_id: str) -> Entry:
+        return self.by_id[entry_id]
+
+    def path_entries(self, leaf_id: str | None = None) -> list[Entry]:
+        """Entries root → leaf (the current leaf unless another is given)."""
+        leaf = self.tree.leaf_id if leaf_id is None else leaf_id
+        if leaf is None or leaf not in self.by_id:
+            return []
+        return [self.by_id[i] for i in self.tree.path_to(leaf)]
+
+    def first_user_text(self) -> str | None:
+        """Text of the first user message in the file, the fallback title pi uses."""
+        for e in self.entries:
+            if e.role == "user":
+                text = content_text((e.message or {}).get("content"))
+                if text.strip():
+                    return text
+        return None
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's content (a string or a list of blocks), images skipped."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            b["text"]
+            for b in content
+            if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
+    return ""

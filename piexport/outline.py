@@ -1,0 +1,154 @@
+"""One-line summaries of entries, and the whole tree as text the way pi's ``/tree`` shows it.
+
+Shared by ``piexport tree`` and the page's navigator, so both describe an entry alike.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from .model import Entry, Session, content_text
+from .tree import flatten
+
+MAX_SUMMARY = 200
+# Control characters from content must not drive the user's terminal (ANSI, OSC 8, bells).
+_CONTROLS = {c: None for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
+_CONTROLS.update({0x2028: " ", 0x2029: " "})
+
+
+def terminal_safe(text: str) -> str:
+    """Text with every control character removed, safe to print to a terminal."""
+    return text.translate(_CONTROLS)
+
+
+def _one_line(text: str, limit: int = MAX_SUMMARY) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _short_path(p: str) -> str:
+    home = os.environ.get("HOME", "")
+    return "~" + p[len(home):] if home and p.startswith(home + "/") else p
+
+
+def tool_call_summary(name: Any, args: Any) -> str:
+    """``[bash: cmd]``, ``[read: path:1-20]``… as pi labels tool calls in its tree."""
+    a: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
+
+    def path_arg(default: str = "") -> str:
+        return _short_path(str(a.get("path") or a.get("file_path") or default))
+
+    if name == "read":
+        shown = path_arg()
+        offset, limit = a.get("offset"), a.get("limit")
+        if isinstance(offset, int) or isinstance(limit, int):
+            start = offset if isinstance(offset, int) else 1
+            end = f"-{start + limit - 1}" if isinstance(limit, int) else ""
+            shown += f":{start}{end}"
+        return f"[read: {shown}]"
+    if name in ("write", "edit"):
+        return f"[{name}: {path_arg()}]"
+    if name == "bash":
+        cmd = str(a.get("command") or "")
+        flat = " ".join(cmd.split())
+        return f"[bash: {flat[:50]}{'...' if len(cmd) > 50 else ''}]"
+    if name == "grep":
+        return f"[grep: /{a.get('pattern') or ''}/ in {path_arg('.')}]"
+    if name == "find":
+        return f"[find: {a.get('pattern') or ''} in {path_arg('.')}]"
+    if name == "ls":
+        return f"[ls: {path_arg('.')}]"
+    dumped = orjson.dumps(args).decode() if args is not None else ""
+    return f"[{name}: {dumped[:40]}{'...' if len(dumped) > 40 else ''}]"
+
+
+def tool_calls_by_id(session: Session) -> dict[str, tuple[Any, Any]]:
+    """toolCall id → (name, arguments), over every assistant message in the file."""
+    calls: dict[str, tuple[Any, Any]] = {}
+    for e in session.entries:
+        if e.role != "assistant":
+            continue
+        content = (e.message or {}).get("content")
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                cid = block.get("id")
+                if isinstance(cid, str):
+                    calls[cid] = (block.get("name"), block.get("arguments"))
+    return calls
+
+
+def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
+    """A short description of one entry (role and first words, ``[bash: cmd]``…)."""
+    raw = entry.raw
+    t = entry.type
+    if t == "message":
+        msg = entry.message
+        if msg is None:
+            return "[message without a message]"
+        role = msg.get("role")
+        if role == "user":
+            return "user: " + _one_line(content_text(msg.get("content")))
+        if role == "assistant":
+            text = _one_line(content_text(msg.get("content")))
+            if text:
+                return "assistant: " + text
+            tools = [
+                tool_call_summary(b.get("name"), b.get("arguments"))
+                for b in msg.get("content") or []
+                if isinstance(b, dict) and b.get("type") == "toolCall"
+            ]
+            if tools:
+                return "assistant: " + " ".join(tools)
+            if msg.get("stopReason") == "aborted":
+                return "assistant: (aborted)"
+            if msg.get("errorMessage"):
+                return "assistant: " + _one_line(str(msg["errorMessage"]), 80)
+            return "assistant: (no content)"
+        if role == "toolResult":
+            cid = msg.get("toolCallId")
+            if isinstance(cid, str) and cid in calls:
+                return tool_call_summary(*calls[cid])
+            return f"[{msg.get('toolName') or 'tool'}]"
+        if role == "bashExecution":
+            return "[bash]: " + _one_line(str(msg.get("command") or ""))
+        return f"[{role}]"
+    if t == "custom_message":
+        return f"[{raw.get('customType')}]: " + _one_line(content_text(raw.get("content")))
+    if t == "compaction":
+        tokens = raw.get("tokensBefore")
+        k = round(tokens / 1000) if isinstance(tokens, (int, float)) else "?"
+        return f"[compaction: {k}k tokens]"
+    if t == "branch_summary":
+        return "[branch summary]: " + _one_line(str(raw.get("summary") or ""))
+    if t == "model_change":
+        return f"[model: {raw.get('modelId')}]"
+    if t == "thinking_level_change":
+        return f"[thinking: {raw.get('thinkingLevel')}]"
+    if t == "custom":
+        return f"[custom: {raw.get('customType')}]"
+    if t == "label":
+        label = raw.get("label")
+        return f"[label: {label if label else '(cleared)'}]"
+    if t == "session_info":
+        return f"[title: {raw.get('name') or 'empty'}]"
+    return f"[{t or 'entry without type'}]"
+
+
+def render_tree_text(session: Session) -> str:
+    """The whole tree, one line per entry: prefix, ``•`` on the current path, labels."""
+    calls = tool_calls_by_id(session)
+    lines = []
+    for row in flatten(session.tree):
+        entry = session.by_id[row.id]
+        marker = "• " if row.on_path else ""
+        label = f"[{session.labels[row.id]}] " if row.id in session.labels else ""
+        leaf = "  ← leaf" if row.id == session.tree.leaf_id else ""
+        text = terminal_safe(f"{label}{entry_summary(entry, calls)}")
+        lines.append(f"{row.prefix()}{marker}{text}{leaf}")
+    return "\n".join(lines) + ("\n" if lines else "")
