@@ -19,7 +19,7 @@ import orjson
 from .errors import InputError
 from .migrate import CURRENT_VERSION, migrate
 from .model import JSON, Diagnostic, Entry, Session, SessionHeader
-from .tree import build_tree, resolve_labels, resolve_name
+from .tree import build_tree, resolve_labels, resolve_name, timestamp_ms
 
 MAX_LINE_BYTES = 256 * 1024 * 1024
 """Lines longer than this are skipped with a warning instead of being held in memory."""
@@ -248,6 +248,8 @@ def _reparse_exact(raw: bytes, fallback: JSON) -> JSON:
 
 
 def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
     if isinstance(value, list):
         return "an array"
     if isinstance(value, str):
@@ -353,6 +355,11 @@ def _make_entries(objects: list[_Parsed], label: str, diags: list[Diagnostic]) -
         if not isinstance(etype, str):
             diags.append(Diagnostic(label, p.line, "entry has no type; shown raw"))
             etype = ""
+        elif etype == "message" and not isinstance(obj.get("message"), dict):
+            diags.append(Diagnostic(label, p.line, "message is not an object; shown raw"))
+        stamp = obj.get("timestamp")
+        if not _looks_iso(stamp) and timestamp_ms(stamp) is None:
+            diags.append(Diagnostic(label, p.line, f"timestamp {_short(stamp)} is not readable"))
         entries.append(
             Entry(
                 id=eid,
@@ -365,6 +372,16 @@ def _make_entries(objects: list[_Parsed], label: str, diags: list[Diagnostic]) -
             )
         )
     return entries
+
+
+def _looks_iso(value: Any) -> bool:
+    """A cheap check that keeps the timestamp regex off the common path."""
+    return isinstance(value, str) and len(value) >= 20 and value[4] == "-" and value[10] == "T"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _id_text(value: Any) -> str:

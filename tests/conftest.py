@@ -1,0 +1,68 @@
+"""Shared fixtures: write small session files, run the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "sample_sessions"
+DATA = Path(__file__).resolve().parent / "data"
+
+HEADER = {
+    "type": "session",
+    "version": 3,
+    "id": "0195a000-0000-7000-8000-000000000001",
+    "timestamp": "2025-01-01T10:00:00.000Z",
+    "cwd": "/home/alice/src/demo",
+}
+
+MakeSession = Callable[..., Path]
+
+
+def ts(second: int) -> str:
+    """An ISO timestamp ``second`` seconds after the header's."""
+    minutes, secs = divmod(second, 60)
+    return f"2025-01-01T10:{minutes:02d}:{secs:02d}.000Z"
+
+
+def msg(eid: str, parent: str | None, role: str, content: Any, second: int, **extra: Any) -> dict[str, Any]:
+    message = {"role": role, "content": content, **extra}
+    return {"type": "message", "id": eid, "parentId": parent, "timestamp": ts(second), "message": message}
+
+
+def to_lines(records: Iterable[Any]) -> bytes:
+    out = bytearray()
+    for r in records:
+        out += r if isinstance(r, bytes) else orjson.dumps(r)
+        out += b"\n"
+    return bytes(out)
+
+
+@pytest.fixture
+def make_session(tmp_path: Path) -> MakeSession:
+    """Write records (dicts, or raw bytes lines) as a JSONL file; the header comes first
+    unless ``header=None``."""
+    counter = iter(range(10_000))
+
+    def make(records: Iterable[Any], header: dict[str, Any] | None = HEADER, name: str | None = None) -> Path:
+        path = tmp_path / (name or f"s{next(counter)}.jsonl")
+        lines = ([header] if header is not None else []) + list(records)
+        path.write_bytes(to_lines(lines))
+        return path
+
+    return make
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def sample_files() -> list[Path]:
+    return sorted(SAMPLES.rglob("*.jsonl"))
