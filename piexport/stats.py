@@ -1,0 +1,143 @@
+"""Figures about a session (tokens, cost, tool calls, files, errors), for a path or the file.
+
+One definition, used by the page header, the site indexes and ``piexport summary``, so the
+numbers a reader sees in one place are the numbers they see in every other.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import JSON, Entry, Session
+from .tree import timestamp_ms
+
+TOKEN_KEYS = ("input", "output", "cacheRead", "cacheWrite")
+READ_TOOLS = frozenset({"read"})
+WRITE_TOOLS = frozenset({"edit", "write"})
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+@dataclass(slots=True)
+class Figures:
+    """Counts over a set of entries; ``as_json()`` is the stable shape ``summary`` prints."""
+
+    entries: int = 0
+    messages: Counter[str] = field(default_factory=Counter)
+    tool_calls: Counter[str] = field(default_factory=Counter)
+    tool_errors: int = 0
+    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys((*TOKEN_KEYS, "total"), 0))
+    cost: float = 0.0
+    models: list[str] = field(default_factory=list)
+    files_read: set[str] = field(default_factory=set)
+    files_modified: set[str] = field(default_factory=set)
+    errors: int = 0
+    """Assistant turns that ended in ``error`` or ``aborted``."""
+    compactions: int = 0
+    first_ms: int | None = None
+    last_ms: int | None = None
+
+    def as_json(self) -> JSON:
+        return {
+            "entries": self.entries,
+            "messages": dict(sorted(self.messages.items())),
+            "toolCalls": dict(sorted(self.tool_calls.items())),
+            "toolErrors": self.tool_errors,
+            "tokens": dict(self.tokens),
+            "cost": round(self.cost, 6),
+            "models": list(self.models),
+            "filesRead": sorted(self.files_read),
+            "filesModified": sorted(self.files_modified),
+            "errors": self.errors,
+            "compactions": self.compactions,
+        }
+
+    @property
+    def message_count(self) -> int:
+        return sum(self.messages.values())
+
+
+def compute_figures(entries: Iterable[Entry]) -> Figures:
+    """Add up the figures of the given entries (a path, or every entry in the file)."""
+    f = Figures()
+    seen_models: set[str] = set()
+    for e in entries:
+        f.entries += 1
+        ms = timestamp_ms(e.timestamp)
+        if ms is not None:
+            f.first_ms = ms if f.first_ms is None else min(f.first_ms, ms)
+            f.last_ms = ms if f.last_ms is None else max(f.last_ms, ms)
+        if e.type == "compaction":
+            f.compactions += 1
+            continue
+        msg = e.message
+        if e.type != "message" or msg is None:
+            continue
+        role = msg.get("role")
+        f.messages[role if isinstance(role, str) else "?"] += 1
+        if role == "toolResult" and msg.get("isError") is True:
+            f.tool_errors += 1
+        if role != "assistant":
+            continue
+        if msg.get("stopReason") in ("error", "aborted"):
+            f.errors += 1
+        model = _model_name(msg)
+        if model and model not in seen_models:
+            seen_models.add(model)
+            f.models.append(model)
+        _add_usage(f, msg.get("usage"))
+        content = msg.get("content")
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                _add_tool_call(f, block)
+    return f
+
+
+def _model_name(msg: JSON) -> str | None:
+    model = msg.get("model")
+    if not isinstance(model, str) or not model:
+        return None
+    provider = msg.get("provider")
+    return f"{provider}/{model}" if isinstance(provider, str) and provider else model
+
+
+def _add_usage(f: Figures, usage: Any) -> None:
+    if not isinstance(usage, dict):
+        return
+    parts = {k: int(_number(usage.get(k))) for k in TOKEN_KEYS}
+    for k, v in parts.items():
+        f.tokens[k] += v
+    total = usage.get("totalTokens")
+    f.tokens["total"] += int(_number(total)) if total is not None else sum(parts.values())
+    cost = usage.get("cost")
+    if isinstance(cost, dict):
+        f.cost += _number(cost.get("total"))
+
+
+def _add_tool_call(f: Figures, block: JSON) -> None:
+    name = block.get("name")
+    name = name if isinstance(name, str) and name else "?"
+    f.tool_calls[name] += 1
+    args = block.get("arguments")
+    if not isinstance(args, dict):
+        return
+    path = args.get("path", args.get("file_path"))
+    if not isinstance(path, str) or not path:
+        return
+    if name in READ_TOOLS:
+        f.files_read.add(path)
+    elif name in WRITE_TOOLS:
+        f.files_modified.add(path)
+
+
+def path_figures(session: Session, leaf_id: str | None = None) -> Figures:
+    return compute_figures(session.path_entries(leaf_id))
+
+
+def file_figures(session: Session) -> Figures:
+    return compute_figures(session.entries)
