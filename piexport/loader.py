@@ -90,6 +90,7 @@ def _load(stream: IO[bytes], label: str, max_line_bytes: int) -> Session:
     entries = _make_entries(objects, label, diags)
     by_id = {e.id: e for e in entries}
     tree = build_tree(entries, by_id, label, diags)
+    diags.sort(key=lambda d: d.line)  # stable: problems of one line keep their order
     return Session(
         path=label,
         header=header,

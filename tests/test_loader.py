@@ -232,3 +232,17 @@ def test_every_nonblank_line_is_accounted_for(make_session: MakeSession) -> None
     s = load_session(path)
     assert s.lines_read == 10
     assert accounted(s) == s.lines_read
+
+
+def test_sample_sessions_load_and_only_the_damaged_one_complains() -> None:
+    from .conftest import sample_files
+
+    files = sample_files()
+    assert len(files) >= 7
+    for path in files:
+        s = load_session(path)
+        assert accounted(s) == s.lines_read, path
+        if "0196f145" in path.name:
+            assert len(s.diagnostics) == 6
+        else:
+            assert s.diagnostics == [], path
