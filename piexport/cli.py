@@ -16,6 +16,8 @@ from .jsonutil import dumps
 from .loader import load_session
 from .model import Session
 from .outline import render_tree_text, terminal_safe
+from .export import export_session
+from .site import build_site, default_sessions_root, discover
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -62,6 +64,11 @@ def cli(ctx: click.Context) -> None:
     """Turn pi coding-agent session files into self-contained HTML you can share and keep."""
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
+        root = default_sessions_root()
+        count = len(discover(root)) if root.is_dir() else 0
+        if count:
+            click.echo(f"\nFound {count} pi sessions in {root}.\n"
+                       f"Run `piexport site` to archive them all into ./piexport-site/.")
 
 
 @cli.command("context")
@@ -107,6 +114,81 @@ def info_command(file: str, as_json: bool, strict: bool) -> None:
                 shown = "-" if value is None else str(value)
             click.echo(terminal_safe(f"{key + ':':<14}{shown}"))
     _report(session, strict, quiet=as_json is False)
+
+
+@cli.command("site")
+@click.argument("root", required=False, type=click.Path(path_type=Path))
+@click.option("-o", "--output", "out", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("piexport-site"), show_default=True, help="Folder to write the site to.")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+              help="Worker processes (default: all cores).")
+@click.option("--force", is_flag=True, help="Render every page again, changed or not.")
+@click.option("--project", metavar="PATTERN", help="Only projects whose cwd matches this glob.")
+@click.option("--since", metavar="DATE", help="Only sessions active on or after DATE.")
+@click.option("--until", metavar="DATE", help="Only sessions started on or before DATE.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@strict_option
+def site_command(root: Path | None, out: Path, jobs: int | None, force: bool, project: str | None,
+                 since: str | None, until: str | None, quiet: bool, strict: bool) -> None:
+    """Archive every session under ROOT (default: pi's sessions folder) as a static site.
+
+    Writes one page per session, an index per project and one over all projects. Pages of
+    unchanged sessions are kept; pages of deleted sessions are removed.
+    """
+    root = root if root is not None else default_sessions_root()
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if quiet or not sys.stderr.isatty():
+            return
+        if bar is None:
+            bar = click.progressbar(length=total, label="rendering", file=sys.stderr)
+            bar.__enter__()
+        bar.update(1)
+        if done == total:
+            bar.__exit__(None, None, None)
+
+    try:
+        report = build_site(root, out, jobs=jobs, force=force, project=project, since=since,
+                            until=until, progress=progress)
+    except InputError as exc:
+        raise Failure(str(exc), EXIT_UNUSABLE) from exc
+    except PiexportError as exc:
+        raise Failure(str(exc), 1) from exc
+    for rel, error in report.failed:
+        click.echo(terminal_safe(f"failed: {error}"), err=True)
+    if not quiet:
+        for warning in report.warnings:
+            click.echo(terminal_safe(warning), err=True)
+        click.echo(report.summary_line(), err=True)
+    if report.failed:
+        raise SystemExit(1)
+    if strict and report.warnings:
+        raise Failure(f"{len(report.warnings)} warning(s) and --strict", EXIT_WARNINGS)
+
+
+@cli.command("render")
+@session_file
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Page to write (default: the file's name with .html, here).")
+@click.option("--open", "open_page", is_flag=True, help="Open the page in a browser afterwards.")
+@strict_option
+def render_command(file: str, out: Path | None, open_page: bool, strict: bool) -> None:
+    """Write one self-contained HTML page for one session (FILE may be - for stdin)."""
+    if out is None:
+        out = Path("session.html" if file == "-" else Path(file).stem + ".html")
+    source: Any = sys.stdin.buffer if file == "-" else Path(file)
+    try:
+        result = export_session(source, out, name="<stdin>" if file == "-" else None)
+    except InputError as exc:
+        raise Failure(str(exc), EXIT_UNUSABLE) from exc
+    except PiexportError as exc:
+        raise Failure(str(exc), 1) from exc
+    click.echo(f"wrote {out}", err=True)
+    if open_page:
+        click.launch(str(out.resolve()))
+    _report(result.session, strict)
 
 
 def session_facts(session: Session) -> dict[str, Any]:

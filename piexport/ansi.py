@@ -1,0 +1,87 @@
+"""Terminal output → HTML: escape first, then SGR colours become classes; other escapes go.
+
+Only a fixed set of class names is ever emitted, never a colour or style from content.
+OSC 8 hyperlinks keep their text and lose their target: a terminal link is no page link.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markupsafe import escape
+
+from .textsafe import reveal_controls
+
+# CSI ... final byte; OSC ... BEL or ST; other two-byte escapes.
+_ESCAPES = re.compile(r"\x1b\[([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?")
+_NAMES = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"]
+
+
+def strip_ansi(text: str) -> str:
+    return _ESCAPES.sub("", text)
+
+
+def _classes(params: str, state: dict[str, str]) -> None:
+    codes = [int(p) if p.isdigit() else 0 for p in params.split(";")] if params else [0]
+    i = 0
+    while i < len(codes):
+        c = codes[i]
+        if c == 0:
+            state.clear()
+        elif c == 1:
+            state["b"] = "ansi-bold"
+        elif c == 2:
+            state["d"] = "ansi-dim"
+        elif c == 3:
+            state["i"] = "ansi-italic"
+        elif c == 4:
+            state["u"] = "ansi-underline"
+        elif c in (22, 23, 24):
+            state.pop({22: "b", 23: "i", 24: "u"}[c], None)
+            if c == 22:
+                state.pop("d", None)
+        elif 30 <= c <= 37 or 90 <= c <= 97:
+            state["fg"] = f"ansi-{'bright-' if c >= 90 else ''}{_NAMES[c % 10]}"
+        elif 40 <= c <= 47 or 100 <= c <= 107:
+            state["bg"] = f"ansi-bg-{_NAMES[c % 10]}"
+        elif c == 39:
+            state.pop("fg", None)
+        elif c == 49:
+            state.pop("bg", None)
+        elif c in (38, 48) and i + 1 < len(codes):
+            key = "fg" if c == 38 else "bg"
+            if codes[i + 1] == 5 and i + 2 < len(codes):
+                n = codes[i + 2] % 256
+                state[key] = f"ansi-{'bg-' if key == 'bg' else ''}{_NAMES[n % 8]}" if n < 16 else state.get(key, "")
+                i += 2
+            elif codes[i + 1] == 2 and i + 4 < len(codes):
+                r, g, b = codes[i + 2:i + 5]
+                idx = (1 if r > 127 else 0) | (2 if g > 127 else 0) | (4 if b > 127 else 0)
+                state[key] = f"ansi-{'bg-' if key == 'bg' else ''}{_NAMES[idx]}"
+                i += 4
+        i += 1
+
+
+def ansi_to_html(text: str) -> str:
+    """Escaped HTML with ``<span class="ansi-…">`` for SGR colours; nothing else survives."""
+    out: list[str] = []
+    state: dict[str, str] = {}
+    pos = 0
+    open_span = False
+    for m in _ESCAPES.finditer(text):
+        out.append(str(escape(text[pos:m.start()])))
+        pos = m.end()
+        if m.group(2) != "m":
+            continue  # cursor moves, clears, OSC, …: removed
+        if open_span:
+            out.append("</span>")
+            open_span = False
+        _classes(m.group(1) or "", state)
+        classes = " ".join(v for v in state.values() if v)
+        if classes:
+            out.append(f'<span class="{classes}">')
+            open_span = True
+    out.append(str(escape(text[pos:])))
+    if open_span:
+        out.append("</span>")
+    return reveal_controls("".join(out))

@@ -1,0 +1,38 @@
+"""One session file → one page: load, shape, render, then write atomically."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from .loader import load_session
+from .model import Session
+from .output import write_atomic
+from .render import render_session
+from .view import build_view
+
+
+@dataclass(frozen=True, slots=True)
+class RenderOptions:
+    """Choices that change the page; part of the site's fingerprint."""
+
+    highlight_seconds: float = 3.0
+    """Time Pygments may spend per page before the rest is plain escaped text."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExportResult:
+    out: Path
+    session: Session
+
+
+def export_session(source: Path | IO[bytes], out: Path, *, options: RenderOptions | None = None,
+                   parent_href: str | None = None, forks: list[tuple[str, str]] | None = None,
+                   name: str | None = None) -> ExportResult:
+    """Load, shape and render one session file, then write its page atomically."""
+    session = load_session(source, name=name)
+    view = build_view(session, parent_href=parent_href, forks=forks)
+    html = render_session(view, options or RenderOptions())
+    write_atomic(out, html)
+    return ExportResult(out, session)

@@ -1,0 +1,87 @@
+"""Syntax highlighting with Pygments, within a size cap and a time budget per page.
+
+Lexers are picked by name or file name, never guessed. Past the caps, code is escaped plain
+text: a page must never hang on a pathological block.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+
+from markupsafe import escape
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+from .textsafe import reveal_controls
+
+MAX_HIGHLIGHT = 200_000
+"""Blocks larger than this (characters) are not highlighted."""
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+class HighlightBudget:
+    """Seconds of highlighting one page may spend; after that, plain escaped text."""
+
+    def __init__(self, seconds: float = 3.0) -> None:
+        self.left = seconds
+
+    def spend(self, seconds: float) -> None:
+        self.left -= seconds
+
+
+@lru_cache(maxsize=512)
+def lexer_by_name(name: str) -> Lexer | None:
+    if not name or len(name) > 40:
+        return None
+    try:
+        return get_lexer_by_name(name.lower(), stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+@lru_cache(maxsize=2048)
+def lexer_for_path(path: str) -> Lexer | None:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1][:200]
+    try:
+        return get_lexer_for_filename(name, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+_cache: dict[tuple[int, str, str], str] = {}
+
+
+def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | None = None) -> str:
+    """Escaped, highlighted HTML for code (no wrapper); plain when over a cap."""
+    if lexer is None or len(code) > MAX_HIGHLIGHT or (budget is not None and budget.left <= 0):
+        return reveal_controls(str(escape(code)))
+    key = (hash(code), lexer.name, code[:64])
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit
+    start = time.perf_counter()
+    out = reveal_controls(highlight(code, lexer, _FORMATTER))
+    if budget is not None:
+        budget.spend(time.perf_counter() - start)
+    if len(_cache) < 4096:
+        _cache[key] = out
+    return out
+
+
+def highlight_block(code: str, lang: str = "", *, path: str | None = None,
+                    budget: HighlightBudget | None = None) -> str:
+    """A ``<pre>`` block; the language comes from a name or a file path, never a guess."""
+    lexer = lexer_for_path(path) if path else lexer_by_name(lang)
+    body = highlight_code(code, lexer, budget)
+    return f'<pre class="hl"><code>{body}</code></pre>\n'
+
+
+def style_css() -> str:
+    """Pygments colours for the light theme and, under ``.dark``, the dark one."""
+    light = HtmlFormatter(style="default").get_style_defs(".hl")
+    dark = HtmlFormatter(style="monokai").get_style_defs(":root.dark .hl")
+    return light + "\n" + dark

@@ -1,0 +1,37 @@
+"""Writing output: atomically, so an interrupted run never leaves half a page."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import OutputError
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write text so readers see the old file or the new one, never half of either.
+
+    The temporary file sits in the same folder, so ``os.replace`` is a rename on one file
+    system; ``BaseException`` covers Ctrl-C.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        msg = f"{path}: cannot write: {exc.strerror or exc}"
+        raise OutputError(msg) from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            msg = f"{path}: cannot write: {exc.strerror or exc}"
+            raise OutputError(msg) from exc
+        raise

@@ -1,0 +1,156 @@
+"""Render pages from templates: one Jinja environment, autoescaped and strict.
+
+Content only ever reaches the page through autoescaping or through our own escaping
+filters (markdown, highlight, ansi); the CSP allows exactly the inline script and style
+this module hashes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from functools import cache
+from typing import Any
+
+import jinja2
+import orjson
+from markupsafe import Markup, escape
+
+from . import __version__
+from .ansi import ansi_to_html
+from .assets import asset_dir, csp_hash, read_static
+from .highlight import HighlightBudget, highlight_block, style_css
+from .markdown import render_markdown
+from .model import JSON, content_text
+from .outline import tool_call_summary
+from .textsafe import reveal_controls
+from .tree import timestamp_ms
+from .view import SessionView, check_image, diff_rows, dom_id, split_notice
+
+PREVIEW_LINES = 20
+
+
+def _md(text: Any) -> Markup:
+    return Markup(render_markdown(text if isinstance(text, str) else str(text)))
+
+
+def _ansi(text: Any) -> Markup:
+    return Markup(ansi_to_html(text if isinstance(text, str) else str(text)))
+
+
+def _plain(text: Any) -> Markup:
+    return Markup(reveal_controls(str(escape(text if isinstance(text, str) else str(text)))))
+
+
+def _json(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:
+        return repr(value)
+
+
+def _when(value: Any) -> str:
+    ms = timestamp_ms(value)
+    if ms is None:
+        return str(value) if value else "—"
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _duration(seconds: Any) -> str:
+    if not isinstance(seconds, (int, float)):
+        return "—"
+    s = int(seconds)
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}h {m:02d}m" if h else (f"{m}m {s:02d}s" if m else f"{s}s")
+
+
+def _tokens(n: Any) -> str:
+    if not isinstance(n, (int, float)):
+        return "—"
+    return f"{n / 1_000_000:.2f}M" if n >= 1_000_000 else (f"{n / 1000:.1f}k" if n >= 1000 else str(int(n)))
+
+
+def _cost(v: Any) -> str:
+    return f"${v:.4f}" if isinstance(v, (int, float)) and v < 1 else (f"${v:.2f}" if isinstance(v, (int, float)) else "—")
+
+
+def _lines(text: str) -> int:
+    return text.count("\n") + 1 if text else 0
+
+
+def _head(text: str, n: int = PREVIEW_LINES) -> str:
+    return "\n".join(text.split("\n")[:n])
+
+
+FILTERS: dict[str, Callable[..., Any]] = {
+    "markdown": _md,
+    "ansi": _ansi,
+    "plain": _plain,
+    "json": _json,
+    "when": _when,
+    "duration": _duration,
+    "tokens": _tokens,
+    "cost": _cost,
+    "lines": _lines,
+    "head": _head,
+    "dom_id": dom_id,
+    "text_of": content_text,
+}
+
+
+@cache
+def make_env() -> jinja2.Environment:
+    """The one Environment: autoescaped, and strict, so a typo in a template fails a test."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(asset_dir("templates")),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(FILTERS)
+    env.globals.update(
+        check_image=check_image, diff_rows=diff_rows, split_notice=split_notice,
+        tool_call_summary=tool_call_summary, version=__version__,
+    )
+    return env
+
+
+@cache
+def _assets() -> tuple[str, str]:
+    css = read_static("viewer.css") + "\n" + style_css()
+    js = read_static("viewer.js")
+    return css, js
+
+
+def _page(template: str, **variables: Any) -> str:
+    css, js = _assets()
+    csp = (f"default-src 'none'; script-src {csp_hash(js)}; style-src {csp_hash(css)}; "
+           "img-src data:; base-uri 'none'; form-action 'none'; "
+           "require-trusted-types-for 'script'; trusted-types 'none'")
+    return make_env().get_template(template).render(csp=csp, css=Markup(css), js=Markup(js),
+                                                     **variables)
+
+
+def render_session(view: SessionView, options: Any = None) -> str:
+    """The whole session page as a string; no I/O, same input → same bytes."""
+    budget = HighlightBudget(getattr(options, "highlight_seconds", 3.0))
+
+    def code(text: Any, lang: str = "", path: str | None = None) -> Markup:
+        return Markup(highlight_block(text if isinstance(text, str) else str(text), lang,
+                                      path=path, budget=budget))
+
+    return _page("session.html.j2", v=view, s=view.session, code=code,
+                 file_stats=view.file_figures, path_stats=view.path_figures)
+
+
+def render_project_index(project: JSON, options: Any = None) -> str:
+    return _page("project.html.j2", p=project)
+
+
+def render_root_index(projects: Sequence[JSON], options: Any = None) -> str:
+    return _page("index.html.j2", projects=projects,
+                 totals={"sessions": sum(len(p["sessions"]) for p in projects),
+                         "tokens": sum(p["tokens"] for p in projects),
+                         "cost": sum(p["cost"] for p in projects)})
