@@ -76,6 +76,20 @@ def _image(self: RendererHTML, tokens: Sequence[Token], idx: int, options: Optio
     return f'<span class="nolink">[image: {escape(alt or src)}]</span>'
 
 
+def _cell_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict,
+               env: EnvType) -> str:
+    """Table alignment as a class: the CSP allows no style attributes."""
+    token = tokens[idx]
+    style = str(token.attrGet("style") or "")
+    token.attrs.pop("style", None)
+    for align in ("left", "center", "right"):
+        if style == f"text-align:{align}":
+            token.attrSet("class", f"align-{align}")
+    return self.renderToken(tokens, idx, options, env)
+
+
+_md.add_render_rule("th_open", _cell_open)
+_md.add_render_rule("td_open", _cell_open)
 _md.add_render_rule("link_open", _link_open)
 _md.add_render_rule("link_close", _link_close)
 _md.add_render_rule("image", _image)

@@ -151,6 +151,12 @@ def session_summary(session: Session, source: Path) -> JSON:
     }
 
 
+SUMMARY_KEYS = ("id", "name", "title", "cwd", "file", "parentSession", "started", "last",
+                "durationSeconds", "messages", "entries", "leaves", "branchPoints", "compactions",
+                "labels", "models", "tokens", "tokensDetail", "cost", "toolCalls", "errors",
+                "diagnostics")
+
+
 @dataclass(frozen=True, slots=True)
 class _Job:
     source: Path
@@ -288,7 +294,8 @@ def build_site(
             progress(done, total)
         if error is not None:
             rec.error = error
-            rec.summary = {"title": rel, "file": Path(rel).name, "cwd": None}
+            rec.summary = dict.fromkeys(SUMMARY_KEYS)
+            rec.summary.update(title=Path(rel).name, file=Path(rel).name, models=[])
             report.failed.append((rel, error))
             continue
         assert summary is not None
