@@ -108,6 +108,7 @@ class SiteReport:
     removed: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    """Problems in the sessions rendered by this run."""
     projects: int = 0
     sessions: int = 0
 
@@ -300,9 +301,8 @@ def build_site(
             continue
         assert summary is not None
         rec.summary, rec.diagnostics = summary, diags
+        report.warnings.extend(diags)  # unchanged pages were reported when they were built
         report.rendered += 1
-    for rec in records.values():
-        report.warnings.extend(rec.diagnostics)
 
     # 4. remove pages of sessions that are gone (only pages we wrote ourselves)
     current_pages = {r.page for r in records.values()}

@@ -31,6 +31,10 @@
     if (nav) nav.classList.add("current");
   }
 
+  // The tree starts folded (phones see the conversation first); wide screens unfold it.
+  var box = document.querySelector(".outline-box");
+  if (box && window.matchMedia("(min-width: 801px)").matches) box.open = true;
+
   window.addEventListener("hashchange", function () { reveal(window.location.hash); });
   document.addEventListener("DOMContentLoaded", function () { reveal(window.location.hash); });
 
