@@ -13,7 +13,9 @@ from markupsafe import escape
 from .textsafe import reveal_controls
 
 # CSI ... final byte; OSC ... BEL or ST; other two-byte escapes.
-_ESCAPES = re.compile(r"\x1b\[([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?")
+_ESCAPES = re.compile(
+    r"\x1b\[([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?"
+)
 _NAMES = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"]
 
 
@@ -52,10 +54,14 @@ def _classes(params: str, state: dict[str, str]) -> None:
             key = "fg" if c == 38 else "bg"
             if codes[i + 1] == 5 and i + 2 < len(codes):
                 n = codes[i + 2] % 256
-                state[key] = f"ansi-{'bg-' if key == 'bg' else ''}{_NAMES[n % 8]}" if n < 16 else state.get(key, "")
+                state[key] = (
+                    f"ansi-{'bg-' if key == 'bg' else ''}{_NAMES[n % 8]}"
+                    if n < 16
+                    else state.get(key, "")
+                )
                 i += 2
             elif codes[i + 1] == 2 and i + 4 < len(codes):
-                r, g, b = codes[i + 2:i + 5]
+                r, g, b = codes[i + 2 : i + 5]
                 idx = (1 if r > 127 else 0) | (2 if g > 127 else 0) | (4 if b > 127 else 0)
                 state[key] = f"ansi-{'bg-' if key == 'bg' else ''}{_NAMES[idx]}"
                 i += 4
@@ -69,7 +75,7 @@ def ansi_to_html(text: str) -> str:
     pos = 0
     open_span = False
     for m in _ESCAPES.finditer(text):
-        out.append(str(escape(text[pos:m.start()])))
+        out.append(str(escape(text[pos : m.start()])))
         pos = m.end()
         if m.group(2) != "m":
             continue  # cursor moves, clears, OSC, …: removed

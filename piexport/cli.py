@@ -12,11 +12,11 @@ import click
 from . import __version__
 from .context import build_session_context
 from .errors import InputError, PiexportError
+from .export import export_session
 from .jsonutil import dumps
 from .loader import load_session
 from .model import Session
 from .outline import render_tree_text, terminal_safe
-from .export import export_session
 from .site import build_site, default_sessions_root, discover
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -25,11 +25,15 @@ EXIT_OK, EXIT_WARNINGS, EXIT_UNUSABLE = 0, 1, 2
 
 
 class Failure(click.ClickException):
-    """A one-line error with our exit code (2 for unusable input), never a traceback."""
+    """Unusable input: a one-line error, exit 2, never a traceback."""
 
-    def __init__(self, message: str, code: int = EXIT_UNUSABLE) -> None:
-        super().__init__(message)
-        self.exit_code = code
+    exit_code = EXIT_UNUSABLE
+
+
+class Failed(click.ClickException):
+    """Something failed or --strict saw warnings: a one-line error, exit 1."""
+
+    exit_code = EXIT_WARNINGS
 
 
 def _load(path: str) -> Session:
@@ -38,9 +42,9 @@ def _load(path: str) -> Session:
             return load_session(sys.stdin.buffer, name="<stdin>")
         return load_session(Path(path))
     except InputError as exc:
-        raise Failure(str(exc), EXIT_UNUSABLE) from exc
+        raise Failure(str(exc)) from exc
     except PiexportError as exc:
-        raise Failure(str(exc), 1) from exc
+        raise Failed(str(exc)) from exc
 
 
 def _report(session: Session, strict: bool, quiet: bool = False) -> None:
@@ -50,7 +54,7 @@ def _report(session: Session, strict: bool, quiet: bool = False) -> None:
             click.echo(terminal_safe(str(d)), err=True)
     warnings = [d for d in session.diagnostics if d.level != "info"]
     if strict and warnings:
-        raise Failure(f"{session.path}: {len(warnings)} warning(s) and --strict", EXIT_WARNINGS)
+        raise Failed(f"{session.path}: {len(warnings)} warning(s) and --strict")
 
 
 session_file = click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
@@ -67,8 +71,10 @@ def cli(ctx: click.Context) -> None:
         root = default_sessions_root()
         count = len(discover(root)) if root.is_dir() else 0
         if count:
-            click.echo(f"\nFound {count} pi sessions in {root}.\n"
-                       f"Run `piexport site` to archive them all into ./piexport-site/.")
+            click.echo(
+                f"\nFound {count} pi sessions in {root}.\n"
+                f"Run `piexport site` to archive them all into ./piexport-site/."
+            )
 
 
 @cli.command("context")
@@ -79,7 +85,7 @@ def context_command(file: str, leaf_id: str | None, strict: bool) -> None:
     """Print what the model saw (pi's buildSessionContext) as JSON."""
     session = _load(file)
     if leaf_id is not None and leaf_id not in session.by_id:
-        raise Failure(f"{session.path}: no entry with id {leaf_id!r}", EXIT_UNUSABLE)
+        raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
     click.echo(dumps(build_session_context(session, leaf_id)))
     _report(session, strict)
 
@@ -118,18 +124,39 @@ def info_command(file: str, as_json: bool, strict: bool) -> None:
 
 @cli.command("site")
 @click.argument("root", required=False, type=click.Path(path_type=Path))
-@click.option("-o", "--output", "out", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("piexport-site"), show_default=True, help="Folder to write the site to.")
-@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
-              help="Worker processes (default: all cores).")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("piexport-site"),
+    show_default=True,
+    help="Folder to write the site to.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(1),
+    default=None,
+    help="Worker processes (default: all cores).",
+)
 @click.option("--force", is_flag=True, help="Render every page again, changed or not.")
 @click.option("--project", metavar="PATTERN", help="Only projects whose cwd matches this glob.")
 @click.option("--since", metavar="DATE", help="Only sessions active on or after DATE.")
 @click.option("--until", metavar="DATE", help="Only sessions started on or before DATE.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
 @strict_option
-def site_command(root: Path | None, out: Path, jobs: int | None, force: bool, project: str | None,
-                 since: str | None, until: str | None, quiet: bool, strict: bool) -> None:
+def site_command(
+    root: Path | None,
+    out: Path,
+    jobs: int | None,
+    force: bool,
+    project: str | None,
+    since: str | None,
+    until: str | None,
+    quiet: bool,
+    strict: bool,
+) -> None:
     """Archive every session under ROOT (default: pi's sessions folder) as a static site.
 
     Writes one page per session, an index per project and one over all projects. Pages of
@@ -150,13 +177,21 @@ def site_command(root: Path | None, out: Path, jobs: int | None, force: bool, pr
             bar.__exit__(None, None, None)
 
     try:
-        report = build_site(root, out, jobs=jobs, force=force, project=project, since=since,
-                            until=until, progress=progress)
+        report = build_site(
+            root,
+            out,
+            jobs=jobs,
+            force=force,
+            project=project,
+            since=since,
+            until=until,
+            progress=progress,
+        )
     except InputError as exc:
-        raise Failure(str(exc), EXIT_UNUSABLE) from exc
+        raise Failure(str(exc)) from exc
     except PiexportError as exc:
-        raise Failure(str(exc), 1) from exc
-    for rel, error in report.failed:
+        raise Failed(str(exc)) from exc
+    for _rel, error in report.failed:
         click.echo(terminal_safe(f"failed: {error}"), err=True)
     if not quiet:
         for warning in report.warnings:
@@ -165,13 +200,18 @@ def site_command(root: Path | None, out: Path, jobs: int | None, force: bool, pr
     if report.failed:
         raise SystemExit(1)
     if strict and report.warnings:
-        raise Failure(f"{len(report.warnings)} warning(s) and --strict", EXIT_WARNINGS)
+        raise Failed(f"{len(report.warnings)} warning(s) and --strict")
 
 
 @cli.command("render")
 @session_file
-@click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Page to write (default: the file's name with .html, here).")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Page to write (default: the file's name with .html, here).",
+)
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser afterwards.")
 @strict_option
 def render_command(file: str, out: Path | None, open_page: bool, strict: bool) -> None:
@@ -182,9 +222,9 @@ def render_command(file: str, out: Path | None, open_page: bool, strict: bool) -
     try:
         result = export_session(source, out, name="<stdin>" if file == "-" else None)
     except InputError as exc:
-        raise Failure(str(exc), EXIT_UNUSABLE) from exc
+        raise Failure(str(exc)) from exc
     except PiexportError as exc:
-        raise Failure(str(exc), 1) from exc
+        raise Failed(str(exc)) from exc
     click.echo(f"wrote {out}", err=True)
     if open_page:
         click.launch(str(out.resolve()))

@@ -88,11 +88,11 @@ def build_session_context(session: Session, leaf_id: str | None = None) -> JSON:
         start = next(
             (i for i in range(compaction_at) if _raw_id(path[i]) == first_kept), compaction_at
         )
-        kept = path[start:compaction_at] + path[compaction_at + 1:]
+        kept = path[start:compaction_at] + path[compaction_at + 1 :]
     for e in kept:
-        msg = context_message(e)
-        if msg is not None:
-            messages.append(msg)
+        contributed = context_message(e)
+        if contributed is not None:
+            messages.append(contributed)
 
     out: JSON = {"messages": messages}
     _put(out, "thinkingLevel", thinking)

@@ -27,9 +27,15 @@ class ExportResult:
     session: Session
 
 
-def export_session(source: Path | IO[bytes], out: Path, *, options: RenderOptions | None = None,
-                   parent_href: str | None = None, forks: list[tuple[str, str]] | None = None,
-                   name: str | None = None) -> ExportResult:
+def export_session(
+    source: Path | IO[bytes],
+    out: Path,
+    *,
+    options: RenderOptions | None = None,
+    parent_href: str | None = None,
+    forks: list[tuple[str, str]] | None = None,
+    name: str | None = None,
+) -> ExportResult:
     """Load, shape and render one session file, then write its page atomically."""
     session = load_session(source, name=name)
     view = build_view(session, parent_href=parent_href, forks=forks)

@@ -64,7 +64,7 @@ def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | Non
     if hit is not None:
         return hit
     start = time.perf_counter()
-    out = reveal_controls(highlight(code, lexer, _FORMATTER))
+    out = reveal_controls(str(highlight(code, lexer, _FORMATTER)))
     if budget is not None:
         budget.spend(time.perf_counter() - start)
     if len(_cache) < 4096:
@@ -72,8 +72,9 @@ def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | Non
     return out
 
 
-def highlight_block(code: str, lang: str = "", *, path: str | None = None,
-                    budget: HighlightBudget | None = None) -> str:
+def highlight_block(
+    code: str, lang: str = "", *, path: str | None = None, budget: HighlightBudget | None = None
+) -> str:
     """A ``<pre>`` block; the language comes from a name or a file path, never a guess."""
     lexer = lexer_for_path(path) if path else lexer_by_name(lang)
     body = highlight_code(code, lexer, budget)
@@ -82,6 +83,6 @@ def highlight_block(code: str, lang: str = "", *, path: str | None = None,
 
 def style_css() -> str:
     """Pygments colours for the light theme and, under ``.dark``, the dark one."""
-    light = HtmlFormatter(style="default").get_style_defs(".hl")
-    dark = HtmlFormatter(style="monokai").get_style_defs(":root.dark .hl")
+    light = str(HtmlFormatter(style="default").get_style_defs(".hl"))
+    dark = str(HtmlFormatter(style="monokai").get_style_defs(":root.dark .hl"))
     return light + "\n" + dark

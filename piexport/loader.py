@@ -64,11 +64,16 @@ def _load(stream: IO[bytes], label: str, max_line_bytes: int) -> Session:
     for number, raw, oversize, terminated in _read_lines(stream, max_line_bytes):
         if oversize:
             nonblank += 1
-            diags.append(Diagnostic(label, number, f"line is {oversize} bytes, over the "
-                                    f"{max_line_bytes}-byte limit; skipped"))
+            diags.append(
+                Diagnostic(
+                    label,
+                    number,
+                    f"line is {oversize} bytes, over the {max_line_bytes}-byte limit; skipped",
+                )
+            )
             continue
         if number == 1 and raw.startswith(_BOM):
-            raw = raw[len(_BOM):]
+            raw = raw[len(_BOM) :]
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         if not raw.strip():
@@ -79,8 +84,10 @@ def _load(stream: IO[bytes], label: str, max_line_bytes: int) -> Session:
 
     if not parsed:
         if nonblank:
-            msg = (f"{label}: no session entries found: 0 of {nonblank} lines parsed "
-                   f"(not a pi session file?)")
+            msg = (
+                f"{label}: no session entries found: 0 of {nonblank} lines parsed "
+                f"(not a pi session file?)"
+            )
         else:
             msg = f"{label}: no session entries found: the file is empty"
         raise InputError(msg)
@@ -177,8 +184,9 @@ def _salvage(
             diags.append(Diagnostic(label, number, f"parsed only by the fallback reader ({why})"))
         return [value]
     if value is not None:
-        diags.append(Diagnostic(label, number, f"expected a JSON object, got {_kind(value)}; "
-                                "skipped"))
+        diags.append(
+            Diagnostic(label, number, f"expected a JSON object, got {_kind(value)}; skipped")
+        )
         return []
     # A cut-off record followed by a complete one on the same line (a crashed writer that
     # appended again): the last `{"` from which the rest of the line parses is kept.
@@ -194,13 +202,20 @@ def _salvage(
             continue
         if isinstance(tail, dict):
             _repair_surrogates(tail)
-            diags.append(Diagnostic(label, number, f"cut-off record before column {pos + 1} "
-                                    "skipped; the complete record after it was kept"))
+            diags.append(
+                Diagnostic(
+                    label,
+                    number,
+                    f"cut-off record before column {pos + 1} "
+                    "skipped; the complete record after it was kept",
+                )
+            )
             return [tail]
         start = pos + 1
     if not terminated and not text.rstrip().endswith("}"):
-        diags.append(Diagnostic(label, number, "truncated at end of file (an interrupted "
-                                "write?); skipped"))
+        diags.append(
+            Diagnostic(label, number, "truncated at end of file (an interrupted write?); skipped")
+        )
     else:
         diags.append(Diagnostic(label, number, f"not valid JSON ({why}); skipped"))
     return []
@@ -290,8 +305,11 @@ def _make_header(p: _Parsed, label: str, diags: list[Diagnostic]) -> SessionHead
     obj = p.obj
     raw_version = obj.get("version", 1)
     if isinstance(raw_version, bool) or not isinstance(raw_version, (int, float)):
-        diags.append(Diagnostic(label, p.line, f"header version {raw_version!r} is not a number;"
-                                " read as version 3"))
+        diags.append(
+            Diagnostic(
+                label, p.line, f"header version {raw_version!r} is not a number; read as version 3"
+            )
+        )
         version = CURRENT_VERSION
     else:
         version = int(raw_version)
@@ -349,8 +367,9 @@ def _make_entries(objects: list[_Parsed], label: str, diags: list[Diagnostic]) -
         elif isinstance(raw_parent, (int, float)) and not isinstance(raw_parent, bool):
             parent = _id_text(raw_parent)
         else:
-            diags.append(Diagnostic(label, p.line, f"parentId is {_kind(raw_parent)}; "
-                                    "treated as a root"))
+            diags.append(
+                Diagnostic(label, p.line, f"parentId is {_kind(raw_parent)}; treated as a root")
+            )
             parent = None
         etype = obj.get("type")
         if not isinstance(etype, str):

@@ -24,7 +24,7 @@ MAX_MARKDOWN = 1_000_000
 _SAFE_HREF = re.compile(r"^(https?://|mailto:|#)", re.IGNORECASE)
 _DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]+$")
 _NESTING = 20  # markdown-it's maxNesting for js-default is 20 ("> " * 150 would vanish)
-_DEEP = re.compile(r"^(?:[ \t]*(?:>|[-*+]|\d+[.)])[ \t]*){%d,}" % (_NESTING - 4), re.MULTILINE)
+_DEEP = re.compile(rf"^(?:[ \t]*(?:>|[-*+]|\d+[.)])[ \t]*){{{_NESTING - 4},}}", re.MULTILINE)
 
 
 def _fence(code: str, lang: str, _attrs: str) -> str:
@@ -35,8 +35,9 @@ _md = MarkdownIt("js-default", {"highlight": _fence, "linkify": False, "typograp
 _md.enable(["table", "strikethrough"])
 
 
-def _link_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict,
-               env: EnvType) -> str:
+def _link_open(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     token = tokens[idx]
     href = str(token.attrGet("href") or "")
     if not _SAFE_HREF.match(href):
@@ -48,8 +49,9 @@ def _link_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: O
     return self.renderToken(tokens, idx, options, env)
 
 
-def _link_close(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict,
-                env: EnvType) -> str:
+def _link_close(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     # find the matching opener: a demoted link closes as </span>
     depth = 0
     for j in range(idx - 1, -1, -1):
@@ -63,21 +65,25 @@ def _link_close(self: RendererHTML, tokens: Sequence[Token], idx: int, options: 
     return "</a>"
 
 
-def _image(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict,
-           env: EnvType) -> str:
+def _image(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     token = tokens[idx]
     src = str(token.attrGet("src") or "")
     alt = self.renderInlineAsText(token.children or [], options, env)
     if _DATA_IMAGE.match(src):
         return f'<img src="{escape(src)}" alt="{escape(alt)}">'
     if src.lower().startswith(("http://", "https://")):
-        return (f'<a href="{escape(src)}" rel="noopener noreferrer nofollow" class="remote-image">'
-                f"[image: {escape(alt or src)}]</a>")
+        return (
+            f'<a href="{escape(src)}" rel="noopener noreferrer nofollow" class="remote-image">'
+            f"[image: {escape(alt or src)}]</a>"
+        )
     return f'<span class="nolink">[image: {escape(alt or src)}]</span>'
 
 
-def _cell_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict,
-               env: EnvType) -> str:
+def _cell_open(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     """Table alignment as a class: the CSP allows no style attributes."""
     token = tokens[idx]
     style = str(token.attrGet("style") or "")
@@ -104,7 +110,7 @@ def render_markdown(text: str) -> str:
         text = str(text)
     if len(text) > MAX_MARKDOWN or _DEEP.search(text):
         return f'<pre class="md-fallback">{escape(text)}</pre>'
-    return _md.render(text)
+    return str(_md.render(text))
 
 
 def render_markdown_any(value: Any) -> str:

@@ -29,7 +29,7 @@ def migrate_v1_to_v2(objects: Sequence[JSON], lines: Sequence[int]) -> None:
     compaction's ``firstKeptEntryIndex`` indexes exactly that list (the header is 0).
     """
     prev: str | None = None
-    for obj, line in zip(objects, lines):
+    for obj, line in zip(objects, lines, strict=True):
         if obj.get("type") == "session":
             continue
         obj["id"] = v1_entry_id(line)
@@ -37,13 +37,17 @@ def migrate_v1_to_v2(objects: Sequence[JSON], lines: Sequence[int]) -> None:
         prev = obj["id"]
         if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
             index = obj.pop("firstKeptEntryIndex")
-            if isinstance(index, (int, float)) and not isinstance(index, bool):
-                # pi reads entries[index]: only an entry already given an id resolves
-                # (a later one still has none, the header is never a target).
-                if index == int(index) and 0 <= index < len(objects):
-                    target = objects[int(index)]
-                    if target.get("type") != "session" and isinstance(target.get("id"), str):
-                        obj["firstKeptEntryId"] = target["id"]
+            # pi reads entries[index]: only an entry already given an id resolves
+            # (a later one still has none, the header is never a target).
+            if (
+                isinstance(index, (int, float))
+                and not isinstance(index, bool)
+                and index == int(index)
+                and 0 <= index < len(objects)
+            ):
+                target = objects[int(index)]
+                if target.get("type") != "session" and isinstance(target.get("id"), str):
+                    obj["firstKeptEntryId"] = target["id"]
 
 
 def migrate_v2_to_v3(objects: Sequence[JSON]) -> None:

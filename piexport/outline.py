@@ -16,7 +16,7 @@ from .tree import flatten
 
 MAX_SUMMARY = 200
 # Control characters from content must not drive the user's terminal (ANSI, OSC 8, bells).
-_CONTROLS = {c: None for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
+_CONTROLS: dict[int, str | None] = {c: None for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
 _CONTROLS.update({0x2028: " ", 0x2029: " "})
 
 
@@ -32,7 +32,7 @@ def _one_line(text: str, limit: int = MAX_SUMMARY) -> str:
 
 def _short_path(p: str) -> str:
     home = os.environ.get("HOME", "")
-    return "~" + p[len(home):] if home and p.startswith(home + "/") else p
+    return "~" + p[len(home) :] if home and p.startswith(home + "/") else p
 
 
 def tool_call_summary(name: Any, args: Any) -> str:

@@ -68,11 +68,19 @@ def _duration(seconds: Any) -> str:
 def _tokens(n: Any) -> str:
     if not isinstance(n, (int, float)):
         return "—"
-    return f"{n / 1_000_000:.2f}M" if n >= 1_000_000 else (f"{n / 1000:.1f}k" if n >= 1000 else str(int(n)))
+    return (
+        f"{n / 1_000_000:.2f}M"
+        if n >= 1_000_000
+        else (f"{n / 1000:.1f}k" if n >= 1000 else str(int(n)))
+    )
 
 
 def _cost(v: Any) -> str:
-    return f"${v:.4f}" if isinstance(v, (int, float)) and v < 1 else (f"${v:.2f}" if isinstance(v, (int, float)) else "—")
+    return (
+        f"${v:.4f}"
+        if isinstance(v, (int, float)) and v < 1
+        else (f"${v:.2f}" if isinstance(v, (int, float)) else "—")
+    )
 
 
 def _lines(text: str) -> int:
@@ -111,8 +119,11 @@ def make_env() -> jinja2.Environment:
     )
     env.filters.update(FILTERS)
     env.globals.update(
-        check_image=check_image, diff_rows=diff_rows, split_notice=split_notice,
-        tool_call_summary=tool_call_summary, version=__version__,
+        check_image=check_image,
+        diff_rows=diff_rows,
+        split_notice=split_notice,
+        tool_call_summary=tool_call_summary,
+        version=__version__,
     )
     return env
 
@@ -126,11 +137,16 @@ def _assets() -> tuple[str, str]:
 
 def _page(template: str, **variables: Any) -> str:
     css, js = _assets()
-    csp = (f"default-src 'none'; script-src {csp_hash(js)}; style-src {csp_hash(css)}; "
-           "img-src data:; base-uri 'none'; form-action 'none'; "
-           "require-trusted-types-for 'script'; trusted-types 'none'")
-    return make_env().get_template(template).render(csp=csp, css=Markup(css), js=Markup(js),
-                                                     **variables)
+    csp = (
+        f"default-src 'none'; script-src {csp_hash(js)}; style-src {csp_hash(css)}; "
+        "img-src data:; base-uri 'none'; form-action 'none'; "
+        "require-trusted-types-for 'script'; trusted-types 'none'"
+    )
+    return (
+        make_env()
+        .get_template(template)
+        .render(csp=csp, css=Markup(css), js=Markup(js), **variables)
+    )
 
 
 def render_session(view: SessionView, options: Any = None) -> str:
@@ -138,11 +154,20 @@ def render_session(view: SessionView, options: Any = None) -> str:
     budget = HighlightBudget(getattr(options, "highlight_seconds", 3.0))
 
     def code(text: Any, lang: str = "", path: str | None = None) -> Markup:
-        return Markup(highlight_block(text if isinstance(text, str) else str(text), lang,
-                                      path=path, budget=budget))
+        return Markup(
+            highlight_block(
+                text if isinstance(text, str) else str(text), lang, path=path, budget=budget
+            )
+        )
 
-    return _page("session.html.j2", v=view, s=view.session, code=code,
-                 file_stats=view.file_figures, path_stats=view.path_figures)
+    return _page(
+        "session.html.j2",
+        v=view,
+        s=view.session,
+        code=code,
+        file_stats=view.file_figures,
+        path_stats=view.path_figures,
+    )
 
 
 def render_project_index(project: JSON, options: Any = None) -> str:
@@ -150,7 +175,12 @@ def render_project_index(project: JSON, options: Any = None) -> str:
 
 
 def render_root_index(projects: Sequence[JSON], options: Any = None) -> str:
-    return _page("index.html.j2", projects=projects,
-                 totals={"sessions": sum(len(p["sessions"]) for p in projects),
-                         "tokens": sum(p["tokens"] for p in projects),
-                         "cost": sum(p["cost"] for p in projects)})
+    return _page(
+        "index.html.j2",
+        projects=projects,
+        totals={
+            "sessions": sum(len(p["sessions"]) for p in projects),
+            "tokens": sum(p["tokens"] for p in projects),
+            "cost": sum(p["cost"] for p in projects),
+        },
+    )

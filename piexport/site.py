@@ -7,6 +7,7 @@ broken session is listed with its error and never stops the rest.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
 import os
@@ -92,9 +93,14 @@ class SessionRecord:
 
     def as_json(self) -> JSON:
         return {
-            "source": self.source, "size": self.size, "mtime_ns": self.mtime_ns,
-            "page": self.page, "summary": self.summary, "error": self.error,
-            "diagnostics": self.diagnostics, "forks_rendered": self.forks_rendered,
+            "source": self.source,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "page": self.page,
+            "summary": self.summary,
+            "error": self.error,
+            "diagnostics": self.diagnostics,
+            "forks_rendered": self.forks_rendered,
         }
 
 
@@ -113,9 +119,11 @@ class SiteReport:
     sessions: int = 0
 
     def summary_line(self) -> str:
-        return (f"{self.sessions} sessions in {self.projects} projects: {self.rendered} rendered, "
-                f"{self.unchanged} unchanged, {self.removed} removed, {len(self.failed)} failed, "
-                f"{len(self.warnings)} warnings → {self.out}")
+        return (
+            f"{self.sessions} sessions in {self.projects} projects: {self.rendered} rendered, "
+            f"{self.unchanged} unchanged, {self.removed} removed, {len(self.failed)} failed, "
+            f"{len(self.warnings)} warnings → {self.out}"
+        )
 
 
 def session_summary(session: Session, source: Path) -> JSON:
@@ -135,7 +143,9 @@ def session_summary(session: Session, source: Path) -> JSON:
         "parentSession": header.parent_session if header else None,
         "started": first,
         "last": last,
-        "durationSeconds": (last - first) / 1000 if first is not None and last is not None else None,
+        "durationSeconds": (last - first) / 1000
+        if first is not None and last is not None
+        else None,
         "messages": fig.message_count,
         "entries": len(session.entries),
         "leaves": len(session.tree.leaves),
@@ -152,10 +162,30 @@ def session_summary(session: Session, source: Path) -> JSON:
     }
 
 
-SUMMARY_KEYS = ("id", "name", "title", "cwd", "file", "parentSession", "started", "last",
-                "durationSeconds", "messages", "entries", "leaves", "branchPoints", "compactions",
-                "labels", "models", "tokens", "tokensDetail", "cost", "toolCalls", "errors",
-                "diagnostics")
+SUMMARY_KEYS = (
+    "id",
+    "name",
+    "title",
+    "cwd",
+    "file",
+    "parentSession",
+    "started",
+    "last",
+    "durationSeconds",
+    "messages",
+    "entries",
+    "leaves",
+    "branchPoints",
+    "compactions",
+    "labels",
+    "models",
+    "tokens",
+    "tokensDetail",
+    "cost",
+    "toolCalls",
+    "errors",
+    "diagnostics",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,13 +203,22 @@ def _render_one(job: _Job) -> tuple[JSON | None, list[str], str | None]:
     from .export import export_session  # imported in the worker process
 
     try:
-        result = export_session(job.source, job.page, options=job.options,
-                                parent_href=job.parent_href, forks=list(job.forks))
+        result = export_session(
+            job.source,
+            job.page,
+            options=job.options,
+            parent_href=job.parent_href,
+            forks=list(job.forks),
+        )
     except (InputError, OutputError) as exc:
         return None, [], str(exc)
     except Exception as exc:  # one broken session must never stop the site
         return None, [], f"{job.source}: internal error while rendering: {exc!r}"
-    return session_summary(result.session, job.source), [str(d) for d in result.session.diagnostics], None
+    return (
+        session_summary(result.session, job.source),
+        [str(d) for d in result.session.diagnostics],
+        None,
+    )
 
 
 def _fingerprint(options: Any) -> str:
@@ -242,8 +281,11 @@ def build_site(
     for source in discover(root):
         header = _read_header(source)
         cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
-        if project and not fnmatch.fnmatch(cwd or source.parent.name, project) and \
-                not fnmatch.fnmatch(source.parent.name, project):
+        if (
+            project
+            and not fnmatch.fnmatch(cwd or source.parent.name, project)
+            and not fnmatch.fnmatch(source.parent.name, project)
+        ):
             continue
         stat = source.stat()
         start = timestamp_ms(header.get("timestamp"))
@@ -274,21 +316,38 @@ def build_site(
         my_forks = tuple((name, _relative(page, p)) for name, p in forks.get(page, []))
         fork_key = [f"{n}:{h}" for n, h in my_forks]
         prev = old.get(rel)
-        if (prev is not None and prev.size == stat.st_size and prev.mtime_ns == stat.st_mtime_ns
-                and prev.page == page and prev.forks_rendered == fork_key and prev.error is None
-                and (out / page).is_file()):
+        if (
+            prev is not None
+            and prev.size == stat.st_size
+            and prev.mtime_ns == stat.st_mtime_ns
+            and prev.page == page
+            and prev.forks_rendered == fork_key
+            and prev.error is None
+            and (out / page).is_file()
+        ):
             records[rel] = prev
             report.unchanged += 1
             continue
-        records[rel] = SessionRecord(rel, stat.st_size, stat.st_mtime_ns, page, {}, None, [], fork_key)
-        jobs_todo.append((rel, _Job(source, out / page,
-                                    _relative(page, parent_page) if parent_page else None,
-                                    my_forks, options)))
+        records[rel] = SessionRecord(
+            rel, stat.st_size, stat.st_mtime_ns, page, {}, None, [], fork_key
+        )
+        jobs_todo.append(
+            (
+                rel,
+                _Job(
+                    source,
+                    out / page,
+                    _relative(page, parent_page) if parent_page else None,
+                    my_forks,
+                    options,
+                ),
+            )
+        )
 
     # 3. render what is stale, in parallel
     done = 0
     total = len(jobs_todo)
-    for (rel, _job), (summary, diags, error) in zip(jobs_todo, _run(jobs_todo, jobs)):
+    for (rel, _job), (summary, diags, error) in zip(jobs_todo, _run(jobs_todo, jobs), strict=True):
         rec = records[rel]
         done += 1
         if progress:
@@ -346,7 +405,9 @@ def _dedupe_pages(planned: list[tuple[Path, str, str, JSON]]) -> None:
         seen.add(page)
 
 
-def _run(todo: list[tuple[str, _Job]], jobs: int | None) -> Iterable[tuple[JSON | None, list[str], str | None]]:
+def _run(
+    todo: list[tuple[str, _Job]], jobs: int | None
+) -> Iterable[tuple[JSON | None, list[str], str | None]]:
     workers = jobs or os.cpu_count() or 1
     if workers <= 1 or len(todo) <= 1:
         return (_render_one(job) for _, job in todo)
@@ -359,16 +420,29 @@ def _run(todo: list[tuple[str, _Job]], jobs: int | None) -> Iterable[tuple[JSON 
     return results()
 
 
-def _group(records: Iterable[SessionRecord], planned: list[tuple[Path, str, str, JSON]],
-           forks: dict[str, list[tuple[str, str]]]) -> dict[str, JSON]:
+def _group(
+    records: Iterable[SessionRecord],
+    planned: list[tuple[Path, str, str, JSON]],
+    forks: dict[str, list[tuple[str, str]]],
+) -> dict[str, JSON]:
     """Project index variables: sessions of each project, newest activity first."""
     pages_by_file = {source.name: page for source, _, page, _ in planned}
     projects: dict[str, JSON] = {}
     for rec in records:
         key = rec.page.split("/", 1)[0]
         summary = dict(rec.summary)
-        proj = projects.setdefault(key, {"key": key, "cwd": None, "sessions": [], "tokens": 0,
-                                         "cost": 0.0, "first": None, "last": None})
+        proj = projects.setdefault(
+            key,
+            {
+                "key": key,
+                "cwd": None,
+                "sessions": [],
+                "tokens": 0,
+                "cost": 0.0,
+                "first": None,
+                "last": None,
+            },
+        )
         if summary.get("cwd") and not proj["cwd"]:
             proj["cwd"] = summary["cwd"]
         parent = summary.get("parentSession")
@@ -379,8 +453,10 @@ def _group(records: Iterable[SessionRecord], planned: list[tuple[Path, str, str,
             "error": rec.error,
             "warnings": len(rec.diagnostics),
             "parentHref": _relative(rec.page, parent_page) if parent_page else None,
-            "forks": [{"file": name, "href": _relative(rec.page, page)}
-                      for name, page in forks.get(rec.page, [])],
+            "forks": [
+                {"file": name, "href": _relative(rec.page, page)}
+                for name, page in forks.get(rec.page, [])
+            ],
         }
         proj["sessions"].append(row)
         proj["tokens"] += int(summary.get("tokens") or 0)
@@ -404,13 +480,13 @@ def _remove_if_only_index(folder: Path, live: set[str]) -> None:
     index = folder / "index.html"
     if index.is_file():
         index.unlink()
-    try:
+    with contextlib.suppress(OSError):  # not empty: something we did not write lives there
         folder.rmdir()
-    except OSError:
-        pass  # not empty: something we did not write lives there; leave it
 
 
-def _load_manifest(out: Path, root: Path, fingerprint: str, force: bool) -> dict[str, SessionRecord]:
+def _load_manifest(
+    out: Path, root: Path, fingerprint: str, force: bool
+) -> dict[str, SessionRecord]:
     """Records from the last run; a different root, piexport or options invalidate pages."""
     path = out / MANIFEST
     try:
@@ -425,13 +501,19 @@ def _load_manifest(out: Path, root: Path, fingerprint: str, force: bool) -> dict
             rec = SessionRecord(**raw)
         except TypeError:
             continue
-        if force or data.get("fingerprint") != fingerprint or data.get("root") != str(root.resolve()):
+        if (
+            force
+            or data.get("fingerprint") != fingerprint
+            or data.get("root") != str(root.resolve())
+        ):
             rec.size = -1  # keep it, so its page can be removed if the session is gone
         records[rec.source] = rec
     return records
 
 
-def _save_manifest(out: Path, root: Path, fingerprint: str, records: dict[str, SessionRecord]) -> None:
+def _save_manifest(
+    out: Path, root: Path, fingerprint: str, records: dict[str, SessionRecord]
+) -> None:
     data = {
         "version": MANIFEST_VERSION,
         "generator": f"piexport {__version__}",

@@ -42,8 +42,15 @@ def timestamp_ms(value: Any) -> int | None:
         return None
     year, month, day, hh, mm, ss, frac, tz = m.groups()
     try:
-        dt = datetime(int(year), int(month), int(day), int(hh or 0), int(mm or 0), int(ss or 0),
-                      tzinfo=timezone.utc)
+        dt = datetime(
+            int(year),
+            int(month),
+            int(day),
+            int(hh or 0),
+            int(mm or 0),
+            int(ss or 0),
+            tzinfo=timezone.utc,
+        )
     except ValueError:
         return None
     if tz and tz not in "Zz":
@@ -68,11 +75,18 @@ def build_tree(
         if p is None:
             parent[e.id] = None
         elif p == e.id:
-            diags.append(Diagnostic(path, e.line, f"entry {e.id} is its own parent; shown as a root"))
+            diags.append(
+                Diagnostic(path, e.line, f"entry {e.id} is its own parent; shown as a root")
+            )
             parent[e.id] = None
         elif p not in by_id:
-            diags.append(Diagnostic(path, e.line, f"parent {p} of entry {e.id} is not in the file;"
-                                    " shown as a root (orphan)"))
+            diags.append(
+                Diagnostic(
+                    path,
+                    e.line,
+                    f"parent {p} of entry {e.id} is not in the file; shown as a root (orphan)",
+                )
+            )
             parent[e.id] = None
             orphans.append(e.id)
         else:
@@ -130,11 +144,12 @@ def _break_cycles(
         cur: str | None = e.id
         while cur is not None and cur not in done:
             if cur in on_trail:
-                cycle = trail[trail.index(cur):]
+                cycle = trail[trail.index(cur) :]
                 first = min(cycle, key=lambda i: by_id[i].index)
                 shown = " → ".join(cycle[:6]) + (" → …" if len(cycle) > 6 else "")
-                diags.append(Diagnostic(path, by_id[first].line,
-                                        f"parent cycle {shown} broken at {first}"))
+                diags.append(
+                    Diagnostic(path, by_id[first].line, f"parent cycle {shown} broken at {first}")
+                )
                 parent[first] = None
                 break
             trail.append(cur)
@@ -205,8 +220,17 @@ def flatten(tree: Tree) -> list[Row]:
     # stack items: (id, indent, just_branched, show_connector, is_last, gutters, virtual)
     stack: list[tuple[str, int, bool, bool, bool, tuple[tuple[int, bool], ...], bool]] = []
     for i in range(len(roots) - 1, -1, -1):
-        stack.append((roots[i], 1 if multi_root else 0, multi_root, multi_root,
-                      i == len(roots) - 1, (), multi_root))
+        stack.append(
+            (
+                roots[i],
+                1 if multi_root else 0,
+                multi_root,
+                multi_root,
+                i == len(roots) - 1,
+                (),
+                multi_root,
+            )
+        )
     while stack:
         node, indent, just_branched, show_conn, is_last, gutters, virtual = stack.pop()
         display = max(0, indent - 1) if multi_root else indent
@@ -219,6 +243,7 @@ def flatten(tree: Tree) -> list[Row]:
         if connector:
             gutters = (*gutters, (max(0, display - 1), not is_last))
         for i in range(len(ordered) - 1, -1, -1):
-            stack.append((ordered[i], child_indent, many, many, i == len(ordered) - 1,
-                          gutters, False))
+            stack.append(
+                (ordered[i], child_indent, many, many, i == len(ordered) - 1, gutters, False)
+            )
     return rows

@@ -100,8 +100,9 @@ class SessionView:
     forks: list[tuple[str, str]] = field(default_factory=list)
 
 
-def build_view(session: Session, *, parent_href: str | None = None,
-               forks: list[tuple[str, str]] | None = None) -> SessionView:
+def build_view(
+    session: Session, *, parent_href: str | None = None, forks: list[tuple[str, str]] | None = None
+) -> SessionView:
     tree = session.tree
     on_path = set(tree.path)
     results: dict[str, Entry] = {}
@@ -114,14 +115,21 @@ def build_view(session: Session, *, parent_href: str | None = None,
     calls = tool_calls_by_id(session)
     paired = {r.id for cid, r in results.items() if cid in calls}
     title = session.name or session.first_user_text() or "Untitled session"
-    outline = []
+    outline: list[JSON] = []
     for row in flatten(tree):
         entry = session.by_id[row.id]
-        outline.append({
-            "id": row.id, "dom": dom_id(row.id), "prefix": row.prefix(), "on_path": row.on_path,
-            "label": session.labels.get(row.id), "text": entry_summary(entry, calls),
-            "kind": entry.role or entry.type, "leaf": row.id == tree.leaf_id,
-        })
+        outline.append(
+            {
+                "id": row.id,
+                "dom": dom_id(row.id),
+                "prefix": row.prefix(),
+                "on_path": row.on_path,
+                "label": session.labels.get(row.id),
+                "text": entry_summary(entry, calls),
+                "kind": entry.role or entry.type,
+                "leaf": row.id == tree.leaf_id,
+            }
+        )
     return SessionView(
         session=session,
         title=" ".join(title.split())[:200],
@@ -167,7 +175,8 @@ def _events(session: Session) -> list[Event]:
             leaves = _count_leaves(session, node)
             is_root = tree.parent.get(node) is None
             label = ("separate root" if is_root else "other branch") + (
-                f" · {leaves} leaves" if leaves > 1 else "")
+                f" · {leaves} leaves" if leaves > 1 else ""
+            )
             events.append(Event("open", session.by_id[node], label))
         else:
             events.append(Event("close", session.by_id[node]))

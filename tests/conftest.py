@@ -31,9 +31,17 @@ def ts(second: int) -> str:
     return f"2025-01-01T10:{minutes:02d}:{secs:02d}.000Z"
 
 
-def msg(eid: str, parent: str | None, role: str, content: Any, second: int, **extra: Any) -> dict[str, Any]:
+def msg(
+    eid: str, parent: str | None, role: str, content: Any, second: int, **extra: Any
+) -> dict[str, Any]:
     message = {"role": role, "content": content, **extra}
-    return {"type": "message", "id": eid, "parentId": parent, "timestamp": ts(second), "message": message}
+    return {
+        "type": "message",
+        "id": eid,
+        "parentId": parent,
+        "timestamp": ts(second),
+        "message": message,
+    }
 
 
 def to_lines(records: Iterable[Any]) -> bytes:
@@ -50,7 +58,9 @@ def make_session(tmp_path: Path) -> MakeSession:
     unless ``header=None``."""
     counter = iter(range(10_000))
 
-    def make(records: Iterable[Any], header: dict[str, Any] | None = HEADER, name: str | None = None) -> Path:
+    def make(
+        records: Iterable[Any], header: dict[str, Any] | None = HEADER, name: str | None = None
+    ) -> Path:
         path = tmp_path / (name or f"s{next(counter)}.jsonl")
         lines = ([header] if header is not None else []) + list(records)
         path.write_bytes(to_lines(lines))

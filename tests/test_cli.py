@@ -33,7 +33,9 @@ def test_version(runner: CliRunner) -> None:
     assert result.exit_code == 0 and __version__ in result.output
 
 
-def test_context_prints_json_and_diagnostics_on_stderr(runner: CliRunner, make_session: MakeSession) -> None:
+def test_context_prints_json_and_diagnostics_on_stderr(
+    runner: CliRunner, make_session: MakeSession
+) -> None:
     path = make_session([msg("u1", None, "user", "hi", 1), b"garbage"])
     result = runner.invoke(cli, ["context", str(path)])
     assert result.exit_code == 0
@@ -42,8 +44,13 @@ def test_context_prints_json_and_diagnostics_on_stderr(runner: CliRunner, make_s
 
 
 def test_context_leaf_option(runner: CliRunner, make_session: MakeSession) -> None:
-    path = make_session([msg("u1", None, "user", "a", 1), msg("u2", "u1", "user", "b", 2),
-                         msg("u3", "u1", "user", "c", 3)])
+    path = make_session(
+        [
+            msg("u1", None, "user", "a", 1),
+            msg("u2", "u1", "user", "b", 2),
+            msg("u3", "u1", "user", "c", 3),
+        ]
+    )
     ok = runner.invoke(cli, ["context", str(path), "--leaf", "u2"])
     assert [m["content"] for m in json.loads(ok.stdout)["messages"]] == ["a", "b"]
     bad = runner.invoke(cli, ["context", str(path), "--leaf", "zz"])
@@ -58,7 +65,9 @@ def test_strict_exits_1_on_warnings(runner: CliRunner, make_session: MakeSession
 
 
 @pytest.mark.parametrize("content", [b"", b"\x89PNG\r\n\x1a\nrest"])
-def test_unusable_input_exits_2_with_one_line(runner: CliRunner, tmp_path: Path, content: bytes) -> None:
+def test_unusable_input_exits_2_with_one_line(
+    runner: CliRunner, tmp_path: Path, content: bytes
+) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_bytes(content)
     for command in ("context", "tree", "info"):
@@ -80,9 +89,20 @@ def test_stdin(runner: CliRunner, make_session: MakeSession) -> None:
 
 
 def test_info_lists_counts_labels_and_leaves(runner: CliRunner, make_session: MakeSession) -> None:
-    path = make_session([msg("u1", None, "user", "a", 1), msg("u2", "u1", "user", "b", 2),
-                         {"type": "label", "id": "l1", "parentId": "u2", "timestamp": "2025-01-01T10:00:03.000Z",
-                          "targetId": "u1", "label": "here"}])
+    path = make_session(
+        [
+            msg("u1", None, "user", "a", 1),
+            msg("u2", "u1", "user", "b", 2),
+            {
+                "type": "label",
+                "id": "l1",
+                "parentId": "u2",
+                "timestamp": "2025-01-01T10:00:03.000Z",
+                "targetId": "u1",
+                "label": "here",
+            },
+        ]
+    )
     result = runner.invoke(cli, ["info", str(path), "--json"])
     facts = json.loads(result.stdout)
     assert facts["types"] == {"message": 2, "label": 1}
@@ -92,6 +112,10 @@ def test_info_lists_counts_labels_and_leaves(runner: CliRunner, make_session: Ma
 
 def test_python_dash_m_works(make_session: MakeSession) -> None:
     path = make_session([msg("u1", None, "user", "hi", 1)])
-    out = subprocess.run([sys.executable, "-m", "piexport", "tree", str(path)],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "piexport", "tree", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "user: hi" in out.stdout

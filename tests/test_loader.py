@@ -43,7 +43,10 @@ def test_clean_file_loads_without_diagnostics(make_session: MakeSession) -> None
 
 def test_truncated_last_line_is_reported_and_the_rest_kept(make_session: MakeSession) -> None:
     path = make_session(chain(3))
-    path.write_bytes(path.read_bytes() + b'{"type":"message","id":"m9","parentId":"e0000003","message":{"role":"assistant","content":"hel')
+    path.write_bytes(
+        path.read_bytes()
+        + b'{"type":"message","id":"m9","parentId":"e0000003","message":{"role":"assistant","content":"hel'
+    )
     s = load_session(path)
     assert len(s.entries) == 3
     [d] = s.diagnostics
@@ -101,8 +104,16 @@ def test_line_separators_inside_strings_do_not_split_lines(make_session: MakeSes
     assert s.by_id["u1"].raw["message"]["content"] == text
 
 
-@pytest.mark.parametrize(("line", "kind"), [(b"[1,2]", "an array"), (b'"hello"', "a string"),
-                                            (b"42", "a number"), (b"null", "null"), (b"true", "a boolean")])
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        (b"[1,2]", "an array"),
+        (b'"hello"', "a string"),
+        (b"42", "a number"),
+        (b"null", "null"),
+        (b"true", "a boolean"),
+    ],
+)
 def test_non_object_lines_are_reported(make_session: MakeSession, line: bytes, kind: str) -> None:
     s = load_session(make_session([*chain(1), line, *chain(1, start=2)]))
     assert len(s.entries) == 2
@@ -111,7 +122,12 @@ def test_non_object_lines_are_reported(make_session: MakeSession, line: bytes, k
 
 
 def test_deep_nesting_is_reported_not_a_crash(make_session: MakeSession) -> None:
-    deep = b'{"type":"message","id":"d1","parentId":null,"message":{"role":"user","content":' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
+    deep = (
+        b'{"type":"message","id":"d1","parentId":null,"message":{"role":"user","content":'
+        + b"[" * 100_000
+        + b"]" * 100_000
+        + b"}}"
+    )
     s = load_session(make_session([*chain(1), deep, *chain(1, start=2)]))
     assert len(s.entries) == 2
     assert any(d.line == 3 for d in s.diagnostics)
@@ -137,11 +153,25 @@ def test_big_integer_ids_stay_distinct(make_session: MakeSession) -> None:
 
 
 def test_duplicate_keys_last_wins(make_session: MakeSession) -> None:
-    s = load_session(make_session([b'{"type":"message","id":"a","id":"b","parentId":null,"message":{"role":"user","content":"x"}}']))
+    s = load_session(
+        make_session(
+            [
+                b'{"type":"message","id":"a","id":"b","parentId":null,"message":{"role":"user","content":"x"}}'
+            ]
+        )
+    )
     assert [e.id for e in s.entries] == ["b"]
 
 
-@pytest.mark.parametrize("content", [b"", b"   \n\n\t\n", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", b"hello world\nnot json\n"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"   \n\n\t\n",
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00",
+        b"hello world\nnot json\n",
+    ],
+)
 def test_no_session_data_is_one_clear_error(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "x.jsonl"
     path.write_bytes(content)
@@ -187,8 +217,16 @@ def test_entry_without_id_gets_a_line_id(make_session: MakeSession) -> None:
 
 
 def test_duplicate_ids_keep_both_entries(make_session: MakeSession) -> None:
-    s = load_session(make_session([msg("m1", None, "user", "a", 1), msg("m3", "m1", "user", "b", 2),
-                                   msg("m3", "m1", "user", "c", 3), msg("m4", "m3", "user", "d", 4)]))
+    s = load_session(
+        make_session(
+            [
+                msg("m1", None, "user", "a", 1),
+                msg("m3", "m1", "user", "b", 2),
+                msg("m3", "m1", "user", "c", 3),
+                msg("m4", "m3", "user", "d", 4),
+            ]
+        )
+    )
     assert [e.id for e in s.entries] == ["m1", "m3", "m3~2", "m4"]
     assert s.tree.parent["m4"] == "m3"  # references resolve to the first holder of the id
     assert any(d.line == 4 and "duplicate id m3" in d.message for d in s.diagnostics)
@@ -197,8 +235,19 @@ def test_duplicate_ids_keep_both_entries(make_session: MakeSession) -> None:
 def test_wrong_types_are_kept(make_session: MakeSession) -> None:
     recs = [
         {"type": "message", "id": "w1", "parentId": None, "message": "str"},
-        {"type": "message", "id": "w2", "parentId": "w1", "message": {"role": "user", "content": 42}},
-        {"type": "message", "id": "w3", "parentId": {}, "timestamp": "yesterday", "message": {"role": "user", "content": [{"type": "image"}]}},
+        {
+            "type": "message",
+            "id": "w2",
+            "parentId": "w1",
+            "message": {"role": "user", "content": 42},
+        },
+        {
+            "type": "message",
+            "id": "w3",
+            "parentId": {},
+            "timestamp": "yesterday",
+            "message": {"role": "user", "content": [{"type": "image"}]},
+        },
         {"id": "w4", "parentId": "w3"},
     ]
     s = load_session(make_session(recs))
@@ -217,8 +266,10 @@ def test_reads_from_a_stream() -> None:
 
 
 def test_loader_never_writes_its_input(make_session: MakeSession) -> None:
-    path = make_session([{"type": "message", "message": {"role": "hookMessage", "content": "x"}}],
-                        header={k: v for k, v in HEADER.items() if k != "version"})
+    path = make_session(
+        [{"type": "message", "message": {"role": "hookMessage", "content": "x"}}],
+        header={k: v for k, v in HEADER.items() if k != "version"},
+    )
     before = path.read_bytes()
     mtime = path.stat().st_mtime_ns
     load_session(path)
@@ -227,8 +278,17 @@ def test_loader_never_writes_its_input(make_session: MakeSession) -> None:
 
 def test_every_nonblank_line_is_accounted_for(make_session: MakeSession) -> None:
     good = orjson.dumps(msg("m5", None, "user", "x", 9))
-    path = make_session([*chain(3), b"[1]", b"garbage", b"", b'{"type":"label","id":"x","pr' + good,
-                         b"\xff\xfe", *chain(2, start=10)])
+    path = make_session(
+        [
+            *chain(3),
+            b"[1]",
+            b"garbage",
+            b"",
+            b'{"type":"label","id":"x","pr' + good,
+            b"\xff\xfe",
+            *chain(2, start=10),
+        ]
+    )
     s = load_session(path)
     assert s.lines_read == 10
     assert accounted(s) == s.lines_read

@@ -15,7 +15,9 @@ def v1(second: int, role: str, text: str) -> dict:
 
 
 def test_v1_gets_a_deterministic_chain(make_session: MakeSession) -> None:
-    path = make_session([v1(1, "user", "a"), v1(2, "assistant", "b"), v1(3, "user", "c")], header=V1_HEADER)
+    path = make_session(
+        [v1(1, "user", "a"), v1(2, "assistant", "b"), v1(3, "user", "c")], header=V1_HEADER
+    )
     s = load_session(path)
     assert [e.id for e in s.entries] == [v1_entry_id(n) for n in (2, 3, 4)]
     assert [e.parent_id for e in s.entries] == [None, v1_entry_id(2), v1_entry_id(3)]
@@ -25,10 +27,18 @@ def test_v1_gets_a_deterministic_chain(make_session: MakeSession) -> None:
 
 
 def test_v1_compaction_index_counts_the_header(make_session: MakeSession) -> None:
-    comp = {"type": "compaction", "timestamp": ts(4), "summary": "s", "tokensBefore": 9,
-            "firstKeptEntryIndex": 2}
-    s = load_session(make_session([v1(1, "user", "a"), v1(2, "user", "b"), v1(3, "user", "c"), comp],
-                                  header=V1_HEADER))
+    comp = {
+        "type": "compaction",
+        "timestamp": ts(4),
+        "summary": "s",
+        "tokensBefore": 9,
+        "firstKeptEntryIndex": 2,
+    }
+    s = load_session(
+        make_session(
+            [v1(1, "user", "a"), v1(2, "user", "b"), v1(3, "user", "c"), comp], header=V1_HEADER
+        )
+    )
     c = s.entries[-1]
     assert c.raw["firstKeptEntryId"] == s.entries[1].id
     assert "firstKeptEntryIndex" not in c.raw
@@ -36,24 +46,41 @@ def test_v1_compaction_index_counts_the_header(make_session: MakeSession) -> Non
     assert [m.get("content") for m in msgs] == [None, "b", "c"]
 
 
-def test_v1_compaction_index_at_header_or_past_end_resolves_to_nothing(make_session: MakeSession) -> None:
+def test_v1_compaction_index_at_header_or_past_end_resolves_to_nothing(
+    make_session: MakeSession,
+) -> None:
     for index in (0, 99, 1.5, "2"):
-        comp = {"type": "compaction", "timestamp": ts(4), "summary": "s", "tokensBefore": 9,
-                "firstKeptEntryIndex": index}
+        comp = {
+            "type": "compaction",
+            "timestamp": ts(4),
+            "summary": "s",
+            "tokensBefore": 9,
+            "firstKeptEntryIndex": index,
+        }
         s = load_session(make_session([v1(1, "user", "a"), comp], header=V1_HEADER))
         assert "firstKeptEntryId" not in s.entries[-1].raw
 
 
 def test_v2_hook_message_becomes_custom(make_session: MakeSession) -> None:
-    rec = {"type": "message", "id": "h1", "parentId": None, "timestamp": ts(1),
-           "message": {"role": "hookMessage", "customType": "x", "content": "y", "display": True}}
+    rec = {
+        "type": "message",
+        "id": "h1",
+        "parentId": None,
+        "timestamp": ts(1),
+        "message": {"role": "hookMessage", "customType": "x", "content": "y", "display": True},
+    }
     s = load_session(make_session([rec], header={**HEADER, "version": 2}))
     assert s.by_id["h1"].role == "custom"
 
 
 def test_v3_and_newer_are_left_alone(make_session: MakeSession) -> None:
-    rec = {"type": "message", "id": "h1", "parentId": None, "timestamp": ts(1),
-           "message": {"role": "hookMessage", "content": "y"}}
+    rec = {
+        "type": "message",
+        "id": "h1",
+        "parentId": None,
+        "timestamp": ts(1),
+        "message": {"role": "hookMessage", "content": "y"},
+    }
     for version in (3, 4):
         s = load_session(make_session([rec], header={**HEADER, "version": version}))
         assert s.by_id["h1"].role == "hookMessage"

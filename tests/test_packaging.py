@@ -11,8 +11,21 @@ from .conftest import REPO
 
 
 def test_wheel_contains_templates_and_static(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(tmp_path)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(REPO),
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+        ],
+        check=True,
+    )
     [wheel] = tmp_path.glob("piexport-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for folder in ("templates", "static"):

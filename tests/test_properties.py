@@ -30,11 +30,20 @@ def entries(draw: st.DrawFn) -> list[dict[str, Any]]:
     for i in range(n):
         parent = draw(st.sampled_from([None, *[e["id"] for e in out]])) if out else None
         etype = draw(st.sampled_from(["message", "custom", "label", "model_change", "checkpoint"]))
-        e: dict[str, Any] = {"type": etype, "id": f"{i:08x}", "parentId": parent,
-                             "timestamp": f"2025-01-01T10:00:{i:02d}.000Z"}
-        e.update(draw(st.dictionaries(text.filter(lambda k: k not in e), json_values, max_size=3)))
+        e: dict[str, Any] = {
+            "type": etype,
+            "id": f"{i:08x}",
+            "parentId": parent,
+            "timestamp": f"2025-01-01T10:00:{i:02d}.000Z",
+        }
+        e.update(
+            draw(st.dictionaries(text.filter(lambda k, e=e: k not in e), json_values, max_size=3))
+        )
         if etype == "message":
-            e["message"] = {"role": draw(st.sampled_from(["user", "assistant", "weird"])), "content": draw(text)}
+            e["message"] = {
+                "role": draw(st.sampled_from(["user", "assistant", "weird"])),
+                "content": draw(text),
+            }
         out.append(e)
     return out
 
@@ -54,14 +63,18 @@ def test_valid_entries_round_trip(records: list[dict[str, Any]]) -> None:
 
 garbage = st.one_of(
     st.binary(max_size=60).map(lambda b: b.replace(b"\n", b"")),
-    st.sampled_from([b"[1,2]", b"null", b"{", b'{"type":', b"\x00" * 20, b'"str"', b"{}", b"\xff\xfe{}"]),
+    st.sampled_from(
+        [b"[1,2]", b"null", b"{", b'{"type":', b"\x00" * 20, b'"str"', b"{}", b"\xff\xfe{}"]
+    ),
     json_values.map(lambda v: orjson.dumps(v)),
 )
 
 
 @SETTINGS
 @given(entries(), st.lists(st.tuples(st.integers(0, 20), garbage), max_size=6))
-def test_garbage_lines_never_crash_nor_lose_valid_lines(records: list[dict[str, Any]], junk: list[tuple[int, bytes]]) -> None:
+def test_garbage_lines_never_crash_nor_lose_valid_lines(
+    records: list[dict[str, Any]], junk: list[tuple[int, bytes]]
+) -> None:
     lines: list[bytes] = [orjson.dumps(r) for r in records]
     for pos, g in junk:
         lines.insert(min(pos, len(lines)), g)

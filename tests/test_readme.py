@@ -24,7 +24,10 @@ def test_readme_first_command_runs_on_the_samples(tmp_path) -> None:  # type: ig
     assert "piexport site sample_sessions" in first
     # the part after the install, with the installed package of this test run
     out = tmp_path / "site"
-    result = subprocess.run([sys.executable, "-m", "piexport", "site", str(REPO / "sample_sessions"), "-o", str(out)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "piexport", "site", str(REPO / "sample_sessions"), "-o", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert (out / "index.html").is_file()

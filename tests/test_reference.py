@@ -31,7 +31,7 @@ def test_context_matches_pi_on_every_leaf(golden: Path) -> None:
     ours = lambda leaf: json.loads(dumps(build_session_context(session, leaf)))  # noqa: E731
     assert ours(None) == expected["defaultLeaf"]
     assert len(session.tree.leaves) == len(expected["leaves"])
-    for leaf_id, item in zip(session.tree.leaves, expected["leaves"]):
+    for leaf_id, item in zip(session.tree.leaves, expected["leaves"], strict=True):
         if item["id"] is not None:
             assert leaf_id == item["id"]
         assert ours(leaf_id) == item["context"], f"leaf {leaf_id}"

@@ -32,8 +32,13 @@ def static_checks(html: str) -> BeautifulSoup:
     first = head.find(True)
     assert first.name == "meta" and first.get("http-equiv") == "Content-Security-Policy"
     csp = first["content"]
-    for part in ("default-src 'none'", "img-src data:", "base-uri 'none'", "form-action 'none'",
-                 "require-trusted-types-for 'script'"):
+    for part in (
+        "default-src 'none'",
+        "img-src data:",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "require-trusted-types-for 'script'",
+    ):
         assert part in csp
     scripts = soup.find_all("script")
     assert len(scripts) == 1
@@ -45,7 +50,10 @@ def static_checks(html: str) -> BeautifulSoup:
             assert not attr.lower().startswith("on"), (tag.name, attr)
             assert attr != "style", tag.name
             if attr in ("href", "src"):
-                assert re.match(r"^(#|https?://|mailto:|data:image/(png|jpeg|gif|webp);base64,|[\w.-]+\.html$|\.\./)", value), value
+                assert re.match(
+                    r"^(#|https?://|mailto:|data:image/(png|jpeg|gif|webp);base64,|[\w.-]+\.html$|\.\./)",
+                    value,
+                ), value
         if tag.name == "meta":
             assert tag.get("http-equiv", "").lower() != "refresh"
     return soup
@@ -91,44 +99,126 @@ def test_labels_compaction_and_diagnostics_are_shown() -> None:
 
 
 def test_tool_result_without_call_and_call_without_result(make_session: MakeSession) -> None:
-    path = make_session([
-        msg("a1", None, "assistant", [{"type": "toolCall", "id": "t1", "name": "bash", "arguments": {"command": "ls"}}], 1),
-        msg("r9", "a1", "toolResult", [{"type": "text", "text": "stray"}], 2, toolCallId="nope", toolName="bash"),
-    ])
+    path = make_session(
+        [
+            msg(
+                "a1",
+                None,
+                "assistant",
+                [{"type": "toolCall", "id": "t1", "name": "bash", "arguments": {"command": "ls"}}],
+                1,
+            ),
+            msg(
+                "r9",
+                "a1",
+                "toolResult",
+                [{"type": "text", "text": "stray"}],
+                2,
+                toolCallId="nope",
+                toolName="bash",
+            ),
+        ]
+    )
     soup = static_checks(render(path))
     assert soup.select_one(".tool-result.missing") is not None
     assert "stray" in soup.select_one(f"#{dom_id('r9')}").get_text()
 
 
 HOSTILE = [
-    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", 'x" onmouseover="alert(1)',
-    "'><script>alert(1)</script>", "</title><script>alert(1)</script>", "javascript:alert(1)",
-    '<meta http-equiv="refresh" content="0;url=https://evil.example/">', "{{ 7*7 }}",
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    'x" onmouseover="alert(1)',
+    "'><script>alert(1)</script>",
+    "</title><script>alert(1)</script>",
+    "javascript:alert(1)",
+    '<meta http-equiv="refresh" content="0;url=https://evil.example/">',
+    "{{ 7*7 }}",
 ]
 
 
 @pytest.mark.parametrize("payload", HOSTILE)
 def test_hostile_text_in_every_field_is_escaped(make_session: MakeSession, payload: str) -> None:
-    header = {"type": "session", "version": 3, "id": payload, "timestamp": ts(0), "cwd": payload,
-              "parentSession": payload}
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": payload,
+        "timestamp": ts(0),
+        "cwd": payload,
+        "parentSession": payload,
+    }
     recs = [
         msg(payload, None, "user", payload + f" [x]({payload})", 1),
-        msg("a1", payload, "assistant", [
-            {"type": "thinking", "thinking": payload},
-            {"type": "text", "text": payload},
-            {"type": "toolCall", "id": payload, "name": payload, "arguments": {"path": payload, "x": payload}},
-            {"type": "toolCall", "id": "t2", "name": "read", "arguments": {"path": payload}},
-        ], 2, provider=payload, model=payload, stopReason="error", errorMessage=payload),
-        msg("r1", "a1", "toolResult", [{"type": "text", "text": payload},
-                                      {"type": "image", "mimeType": payload, "data": payload}], 3,
-            toolCallId=payload, toolName=payload, isError=True),
-        msg("r2", "r1", "toolResult", [{"type": "text", "text": payload}], 4, toolCallId="t2", toolName="read"),
-        {"type": "label", "id": "l1", "parentId": "r2", "timestamp": ts(5), "targetId": payload, "label": payload},
+        msg(
+            "a1",
+            payload,
+            "assistant",
+            [
+                {"type": "thinking", "thinking": payload},
+                {"type": "text", "text": payload},
+                {
+                    "type": "toolCall",
+                    "id": payload,
+                    "name": payload,
+                    "arguments": {"path": payload, "x": payload},
+                },
+                {"type": "toolCall", "id": "t2", "name": "read", "arguments": {"path": payload}},
+            ],
+            2,
+            provider=payload,
+            model=payload,
+            stopReason="error",
+            errorMessage=payload,
+        ),
+        msg(
+            "r1",
+            "a1",
+            "toolResult",
+            [
+                {"type": "text", "text": payload},
+                {"type": "image", "mimeType": payload, "data": payload},
+            ],
+            3,
+            toolCallId=payload,
+            toolName=payload,
+            isError=True,
+        ),
+        msg(
+            "r2",
+            "r1",
+            "toolResult",
+            [{"type": "text", "text": payload}],
+            4,
+            toolCallId="t2",
+            toolName="read",
+        ),
+        {
+            "type": "label",
+            "id": "l1",
+            "parentId": "r2",
+            "timestamp": ts(5),
+            "targetId": payload,
+            "label": payload,
+        },
         {"type": "session_info", "id": "n1", "parentId": "l1", "timestamp": ts(6), "name": payload},
-        {"type": "custom_message", "id": "c1", "parentId": "n1", "timestamp": ts(7), "customType": payload,
-         "content": payload, "display": True},
-        {"type": "compaction", "id": "k1", "parentId": "c1", "timestamp": ts(8), "summary": payload,
-         "firstKeptEntryId": payload, "tokensBefore": 5, "details": {"readFiles": [payload], "modifiedFiles": [payload]}},
+        {
+            "type": "custom_message",
+            "id": "c1",
+            "parentId": "n1",
+            "timestamp": ts(7),
+            "customType": payload,
+            "content": payload,
+            "display": True,
+        },
+        {
+            "type": "compaction",
+            "id": "k1",
+            "parentId": "c1",
+            "timestamp": ts(8),
+            "summary": payload,
+            "firstKeptEntryId": payload,
+            "tokensBefore": 5,
+            "details": {"readFiles": [payload], "modifiedFiles": [payload]},
+        },
         {"type": payload, "id": "u1", "parentId": "k1", "timestamp": ts(9), "data": payload},
     ]
     html = render(make_session(recs, header=header))

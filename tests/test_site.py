@@ -77,7 +77,9 @@ def test_deleted_session_loses_its_page(archive: Path, tmp_path: Path) -> None:
     assert "0196ec1e" not in (page.parent / "index.html").read_text()
 
 
-def test_broken_session_is_listed_and_the_rest_built(archive: Path, tmp_path: Path, runner: CliRunner) -> None:
+def test_broken_session_is_listed_and_the_rest_built(
+    archive: Path, tmp_path: Path, runner: CliRunner
+) -> None:
     bad = next(archive.iterdir()) / "2025-01-01T00-00-00-000Z_broken.jsonl"
     bad.write_bytes(b"\x89PNG\r\n\x1a\nnot a session")
     out = tmp_path / "site"
@@ -96,7 +98,9 @@ def test_generated_archive_with_clashing_names(tmp_path: Path) -> None:
         folder = root / "--a-b-c--" if i < 2 else root / f"--a-b-c--{i}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"2025-01-0{i + 1}T00-00-00-000Z_s{i}.jsonl").write_text(
-            header % cwd + '{"type":"message","id":"m","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}\n')
+            header % cwd
+            + '{"type":"message","id":"m","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}\n'
+        )
     out = tmp_path / "site"
     report = build_site(root, out, jobs=1)
     assert report.projects == 3 and report.rendered == 3

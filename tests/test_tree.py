@@ -11,14 +11,22 @@ from piexport.tree import flatten, timestamp_ms
 from .conftest import MakeSession, msg, ts
 
 
-def entry(eid: str, parent: str | None, second: int, etype: str = "custom", **extra: object) -> dict:
+def entry(
+    eid: str, parent: str | None, second: int, etype: str = "custom", **extra: object
+) -> dict:
     return {"type": etype, "id": eid, "parentId": parent, "timestamp": ts(second), **extra}
 
 
 def test_leaf_is_last_in_file_not_newest(make_session: MakeSession) -> None:
-    s = load_session(make_session([
-        entry("a", None, 1), entry("b", "a", 50), entry("c", "a", 2),
-    ]))
+    s = load_session(
+        make_session(
+            [
+                entry("a", None, 1),
+                entry("b", "a", 50),
+                entry("c", "a", 2),
+            ]
+        )
+    )
     assert s.tree.leaf_id == "c"
     assert s.tree.path == ["a", "c"]
     assert s.tree.leaves == ["b", "c"]
@@ -26,15 +34,25 @@ def test_leaf_is_last_in_file_not_newest(make_session: MakeSession) -> None:
 
 
 def test_children_ordered_by_timestamp_then_file_order(make_session: MakeSession) -> None:
-    s = load_session(make_session([
-        entry("r", None, 1), entry("late", "r", 30), entry("early", "r", 10),
-        entry("tie1", "r", 20), entry("tie2", "r", 20), entry("bad", "r", 0, timestamp="nope"),
-    ]))
+    s = load_session(
+        make_session(
+            [
+                entry("r", None, 1),
+                entry("late", "r", 30),
+                entry("early", "r", 10),
+                entry("tie1", "r", 20),
+                entry("tie2", "r", 20),
+                entry("bad", "r", 0, timestamp="nope"),
+            ]
+        )
+    )
     assert s.tree.children["r"] == ["early", "tie1", "tie2", "late", "bad"]
 
 
 def test_orphans_and_self_parents_become_roots(make_session: MakeSession) -> None:
-    s = load_session(make_session([entry("a", None, 1), entry("o", "ghost", 2), entry("s", "s", 3)]))
+    s = load_session(
+        make_session([entry("a", None, 1), entry("o", "ghost", 2), entry("s", "s", 3)])
+    )
     assert s.tree.roots == ["a", "o", "s"]
     assert s.tree.orphans == ["o"]
     messages = " ".join(d.message for d in s.diagnostics)
@@ -42,10 +60,20 @@ def test_orphans_and_self_parents_become_roots(make_session: MakeSession) -> Non
 
 
 def test_cycles_are_cut_and_every_entry_shown_once(make_session: MakeSession) -> None:
-    s = load_session(make_session([
-        entry("root", None, 1), entry("A", "B", 2), entry("B", "A", 3), entry("C", "C", 4),
-        entry("x", "y", 5), entry("y", "z", 6), entry("z", "x", 7), entry("k", "z", 8),
-    ]))
+    s = load_session(
+        make_session(
+            [
+                entry("root", None, 1),
+                entry("A", "B", 2),
+                entry("B", "A", 3),
+                entry("C", "C", 4),
+                entry("x", "y", 5),
+                entry("y", "z", 6),
+                entry("z", "x", 7),
+                entry("k", "z", 8),
+            ]
+        )
+    )
     seen = [node for node, _ in s.tree.walk()]
     assert sorted(seen) == sorted(e.id for e in s.entries)
     assert len(seen) == len(set(seen))
@@ -59,8 +87,10 @@ def test_cycles_are_cut_and_every_entry_shown_once(make_session: MakeSession) ->
 def test_million_entry_chain_has_no_recursion(make_session: MakeSession) -> None:
     n = 1_000_000
     lines = [b'{"type":"custom","id":"e0","parentId":null,"timestamp":"2025-01-01T10:00:00.000Z"}']
-    lines += [f'{{"type":"custom","id":"e{i}","parentId":"e{i - 1}","timestamp":"2025-01-01T10:00:00.000Z"}}'.encode()
-              for i in range(1, n)]
+    lines += [
+        f'{{"type":"custom","id":"e{i}","parentId":"e{i - 1}","timestamp":"2025-01-01T10:00:00.000Z"}}'.encode()
+        for i in range(1, n)
+    ]
     s = load_session(make_session(lines))
     assert len(s.tree.path) == n
     rows = flatten(s.tree)
@@ -68,27 +98,39 @@ def test_million_entry_chain_has_no_recursion(make_session: MakeSession) -> None
 
 
 def test_labels_replay_in_file_order(make_session: MakeSession) -> None:
-    s = load_session(make_session([
-        entry("a", None, 1), entry("b", "a", 2),
-        entry("l1", "b", 3, "label", targetId="a", label="start"),
-        entry("l2", "l1", 4, "label", targetId="b", label="keep"),
-        entry("l3", "a", 5, "label", targetId="a", label="renamed"),   # on another branch: still counts
-        entry("l4", "l2", 6, "label", targetId="b"),                   # absent clears
-        entry("l5", "l4", 7, "label", targetId="b", label="again"),
-        entry("l6", "l5", 8, "label", targetId="b", label=None),       # null clears
-        entry("l7", "l6", 9, "label", targetId="x", label="t"),
-        entry("l8", "l7", 10, "label", targetId="x", label=""),        # empty clears
-    ]))
+    s = load_session(
+        make_session(
+            [
+                entry("a", None, 1),
+                entry("b", "a", 2),
+                entry("l1", "b", 3, "label", targetId="a", label="start"),
+                entry("l2", "l1", 4, "label", targetId="b", label="keep"),
+                entry(
+                    "l3", "a", 5, "label", targetId="a", label="renamed"
+                ),  # on another branch: still counts
+                entry("l4", "l2", 6, "label", targetId="b"),  # absent clears
+                entry("l5", "l4", 7, "label", targetId="b", label="again"),
+                entry("l6", "l5", 8, "label", targetId="b", label=None),  # null clears
+                entry("l7", "l6", 9, "label", targetId="x", label="t"),
+                entry("l8", "l7", 10, "label", targetId="x", label=""),  # empty clears
+            ]
+        )
+    )
     assert s.labels == {"a": "renamed"}
 
 
-@pytest.mark.parametrize(("names", "expected"), [
-    (["First", "  Second  "], "Second"),
-    (["First", ""], None),
-    (["First", "   "], None),
-    ([], None),
-])
-def test_session_name_is_latest_in_file(make_session: MakeSession, names: list[str], expected: str | None) -> None:
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        (["First", "  Second  "], "Second"),
+        (["First", ""], None),
+        (["First", "   "], None),
+        ([], None),
+    ],
+)
+def test_session_name_is_latest_in_file(
+    make_session: MakeSession, names: list[str], expected: str | None
+) -> None:
     recs = [entry("a", None, 1)]
     for i, name in enumerate(names):
         recs.append(entry(f"n{i}", "a", 2 + i, "session_info", name=name))
@@ -107,15 +149,47 @@ def test_timestamp_ms_matches_javascript() -> None:
 
 
 def test_tree_text_marks_path_labels_and_branches(make_session: MakeSession) -> None:
-    s = load_session(make_session([
-        msg("u1", None, "user", "fix the bug", 1),
-        msg("a1", "u1", "assistant", [{"type": "toolCall", "id": "t1", "name": "bash", "arguments": {"command": "pytest -q"}}], 2),
-        msg("r1", "a1", "toolResult", [{"type": "text", "text": "ok"}], 3, toolCallId="t1", toolName="bash"),
-        msg("u2", "u1", "user", "no, do it differently", 4),
-        {"type": "compaction", "id": "c1", "parentId": "u2", "timestamp": ts(5), "summary": "s",
-         "firstKeptEntryId": "u2", "tokensBefore": 51234},
-        entry("l1", "c1", 6, "label", targetId="u1", label="start"),
-    ]))
+    s = load_session(
+        make_session(
+            [
+                msg("u1", None, "user", "fix the bug", 1),
+                msg(
+                    "a1",
+                    "u1",
+                    "assistant",
+                    [
+                        {
+                            "type": "toolCall",
+                            "id": "t1",
+                            "name": "bash",
+                            "arguments": {"command": "pytest -q"},
+                        }
+                    ],
+                    2,
+                ),
+                msg(
+                    "r1",
+                    "a1",
+                    "toolResult",
+                    [{"type": "text", "text": "ok"}],
+                    3,
+                    toolCallId="t1",
+                    toolName="bash",
+                ),
+                msg("u2", "u1", "user", "no, do it differently", 4),
+                {
+                    "type": "compaction",
+                    "id": "c1",
+                    "parentId": "u2",
+                    "timestamp": ts(5),
+                    "summary": "s",
+                    "firstKeptEntryId": "u2",
+                    "tokensBefore": 51234,
+                },
+                entry("l1", "c1", 6, "label", targetId="u1", label="start"),
+            ]
+        )
+    )
     text = render_tree_text(s)
     lines = text.splitlines()
     assert lines[0] == "• [start] user: fix the bug"
@@ -128,6 +202,8 @@ def test_tree_text_marks_path_labels_and_branches(make_session: MakeSession) -> 
 
 
 def test_tree_text_strips_terminal_controls(make_session: MakeSession) -> None:
-    s = load_session(make_session([msg("u1", None, "user", "\x1b]8;;http://x\x07click\x1b[2J\x07", 1)]))
+    s = load_session(
+        make_session([msg("u1", None, "user", "\x1b]8;;http://x\x07click\x1b[2J\x07", 1)])
+    )
     text = render_tree_text(s)
     assert "\x1b" not in text and "\x07" not in text and "click" in text

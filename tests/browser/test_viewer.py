@@ -16,15 +16,23 @@ from piexport.view import dom_id
 from ..conftest import SAMPLES, sample_files
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
-        pytest.fail("Debian chromium is missing: apt-get install -y chromium (the README's test command does it)")
+        pytest.fail(
+            "Debian chromium is missing: apt-get install -y chromium (the README's test command does it)"
+        )
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
@@ -71,7 +79,9 @@ def test_every_sample_page_loads_clean(browser: Browser, tmp_path: Path) -> None
         page = browser.new_page()
         watch = Watch(page)
         page.goto(out.as_uri())
-        assert page.evaluate("document.documentElement.classList.contains('has-js')")  # our script ran under the CSP
+        assert page.evaluate(
+            "document.documentElement.classList.contains('has-js')"
+        )  # our script ran under the CSP
         page.click('button[data-action="expand"]')
         watch.assert_clean()
         page.close()
@@ -94,13 +104,17 @@ def test_deep_link_to_another_branch_opens_it(browser: Browser, shop_page: Path)
 
     src = next(p for p in sample_files() if "01955b2a" in p.name)
     session = load_session(src)
-    off_path = next(e for e in session.entries if e.id not in session.tree.path and e.role == "user")
+    off_path = next(
+        e for e in session.entries if e.id not in session.tree.path and e.role == "user"
+    )
     page = browser.new_page()
     watch = Watch(page)
     page.goto(shop_page.as_uri() + "#" + dom_id(off_path.id))
     el = page.locator("#" + dom_id(off_path.id))
     assert el.is_visible()
-    assert page.evaluate("(el) => el.getBoundingClientRect().top < window.innerHeight", el.element_handle())
+    assert page.evaluate(
+        "(el) => el.getBoundingClientRect().top < window.innerHeight", el.element_handle()
+    )
     watch.assert_clean()
 
 

@@ -18,11 +18,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 GOLDENS = HERE / "contexts"
-DAMAGED = ("0196f145-0a00-7e11-8a22-33b44c55d66e",)  # the damaged sample: pi and piexport differ by design
+DAMAGED = (
+    "0196f145-0a00-7e11-8a22-33b44c55d66e",
+)  # the damaged sample: pi and piexport differ by design
 
 
 def session_files() -> list[Path]:
-    files = sorted(REPO.glob("sample_sessions/*/*.jsonl")) + sorted(REPO.glob("tests/data/context/*.jsonl"))
+    files = sorted(REPO.glob("sample_sessions/*/*.jsonl")) + sorted(
+        REPO.glob("tests/data/context/*.jsonl")
+    )
     return [f for f in files if not any(d in f.name for d in DAMAGED)]
 
 
@@ -32,11 +36,17 @@ def golden_path(session: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pi", required=True, help="the @mariozechner/pi-coding-agent package folder")
+    parser.add_argument(
+        "--pi", required=True, help="the @mariozechner/pi-coding-agent package folder"
+    )
     args = parser.parse_args()
     files = session_files()
-    out = subprocess.run(["node", str(HERE / "pi_context.mjs"), args.pi, *map(str, files)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["node", str(HERE / "pi_context.mjs"), args.pi, *map(str, files)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     GOLDENS.mkdir(exist_ok=True)
     for old in GOLDENS.glob("*.json"):
         old.unlink()
@@ -47,7 +57,9 @@ def main() -> None:
         if "version" not in header:  # pi gives v1 entries random ids: compare leaves by position
             for leaf in item["leaves"]:
                 leaf["id"] = None
-        golden_path(session).write_text(json.dumps(item, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        golden_path(session).write_text(
+            json.dumps(item, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        )
         print(f"{item['file']}: {len(item['leaves'])} leaves")
 
 
