@@ -57,8 +57,42 @@
     if (link && link.getAttribute("href") === window.location.hash) reveal(window.location.hash);
   });
 
+  // In-page search: Enter jumps to the next entry containing the text, on any branch.
+  var search = document.getElementById("search");
+  var count = document.getElementById("search-count");
+  var hits = [], at = -1, last = "";
+  if (search) {
+    search.addEventListener("keydown", function (ev) {
+      if (ev.key === "Escape") { search.value = ""; search.blur(); }
+      if (ev.key !== "Enter") return;
+      ev.preventDefault();
+      var q = search.value.trim().toLowerCase();
+      if (q !== last) {
+        for (var i = 0; i < hits.length; i++) hits[i].classList.remove("hit");
+        hits = [];
+        at = -1;
+        last = q;
+        if (q) {
+          var all = document.querySelectorAll("main article.entry, main .inline-marker");
+          for (var j = 0; j < all.length; j++) {
+            if (all[j].textContent.toLowerCase().indexOf(q) >= 0) {
+              hits.push(all[j]);
+              all[j].classList.add("hit");
+            }
+          }
+        }
+      }
+      if (!hits.length) { count.textContent = q ? "no match" : ""; return; }
+      at = (at + (ev.shiftKey ? hits.length - 1 : 1)) % hits.length;
+      openAncestors(hits[at]);
+      hits[at].scrollIntoView({ block: "center" });
+      count.textContent = (at + 1) + " / " + hits.length;
+    });
+  }
+
   document.addEventListener("keydown", function (ev) {
     if (ev.target instanceof Element && ev.target.closest("input, textarea")) return;
+    if (ev.key === "/" && search) { ev.preventDefault(); search.focus(); return; }
     if (ev.key === "t") document.querySelector('button[data-action="theme"]').click();
     if (ev.key === "e") document.querySelector('button[data-action="expand"]').click();
     if (ev.key === "c") document.querySelector('button[data-action="collapse"]').click();

@@ -163,3 +163,20 @@ def test_site_index_sort_filter_and_follow(browser: Browser, tmp_path: Path) -> 
     page.locator("table.sessions a", has_text="Reject coupons").click()
     assert page.locator("h1").inner_text() == "Reject coupons larger than the cart"
     watch.assert_clean()
+
+
+def test_search_finds_text_on_a_collapsed_branch(browser: Browser, shop_page: Path) -> None:
+    page = browser.new_page()
+    watch = Watch(page)
+    page.goto(shop_page.as_uri())
+    page.keyboard.press("/")
+    page.keyboard.type("regression test")
+    page.keyboard.press("Enter")
+    count = page.locator("#search-count").inner_text()
+    assert count.startswith("1 / ") and int(count.split("/ ")[1]) >= 2
+    hits = page.locator("main .hit")
+    assert hits.count() >= 2
+    for _ in range(hits.count()):
+        page.keyboard.press("Enter")
+    assert page.locator("main article.user", has_text="Yes, add a regression test.").is_visible()
+    watch.assert_clean()
