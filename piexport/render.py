@@ -91,6 +91,10 @@ def _head(text: str, n: int = PREVIEW_LINES) -> str:
     return "\n".join(text.split("\n")[:n])
 
 
+def _tail(text: str, n: int = PREVIEW_LINES) -> str:
+    return "\n".join(text.split("\n")[-n:])
+
+
 FILTERS: dict[str, Callable[..., Any]] = {
     "markdown": _md,
     "ansi": _ansi,
@@ -102,6 +106,7 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "cost": _cost,
     "lines": _lines,
     "head": _head,
+    "tail": _tail,
     "dom_id": dom_id,
     "text_of": content_text,
 }
