@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .context import build_session_context
 from .model import JSON, Entry, Session
 from .outline import entry_summary, tool_calls_by_id
 from .stats import Figures, file_figures, path_figures
@@ -94,6 +95,8 @@ class SessionView:
     """Entry id → id of the compaction that summarised it away."""
     path_figures: Figures
     file_figures: Figures
+    thinking_level: str
+    """What the model was set to at the leaf, as pi's context gives it."""
     summaries: dict[str, str]
     """Entry id → one-line description (the navigator's text)."""
     parent_href: str | None = None
@@ -141,6 +144,7 @@ def build_view(
         out_of_context=_out_of_context(session),
         path_figures=path_figures(session),
         file_figures=file_figures(session),
+        thinking_level=str(build_session_context(session).get("thinkingLevel", "off")),
         summaries={r["id"]: r["text"] for r in outline},
         parent_href=parent_href,
         forks=forks or [],

@@ -131,3 +131,21 @@ def test_summary_keys_are_complete() -> None:
 
     path = next(SAMPLES.rglob("*.jsonl"))
     assert set(session_summary(load_session(path), path)) == set(SUMMARY_KEYS)
+
+
+def test_since_and_until_choose_sessions(archive: Path, tmp_path: Path) -> None:
+    import time
+
+    from piexport.errors import InputError
+
+    # --until compares the session's start (header timestamp): the samples span 2024-11 … 2025-05
+    report = build_site(archive, tmp_path / "a", jobs=1, until="2024-12-31")
+    assert report.sessions == 2
+    # --since compares last activity (file mtime): make one file old
+    old = next(archive.rglob("*0196ec1e*.jsonl"))
+    stamp = time.mktime((2020, 1, 1, 0, 0, 0, 0, 0, -1))
+    os.utime(old, (stamp, stamp))
+    report = build_site(archive, tmp_path / "b", jobs=1, since="2021-01-01")
+    assert report.sessions == 6
+    with pytest.raises(InputError, match="not a date"):
+        build_site(archive, tmp_path / "c", jobs=1, since="last tuesday")
