@@ -76,3 +76,15 @@ def runner() -> CliRunner:
 
 def sample_files() -> list[Path]:
     return sorted(SAMPLES.rglob("*.jsonl"))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line with the security harness's figures (SECURITY.md (c)), when it ran."""
+    from .browser.test_security import STATS
+
+    if STATS["pages"]:
+        terminalreporter.write_line(
+            f"security: {STATS['placements']} payload placements on {STATS['pages']} page loads "
+            f"(with and without CSP): {STATS['executed']} executed, {STATS['requests']} requests "
+            "left the page"
+        )
