@@ -78,7 +78,8 @@ def highlight_block(
     """A ``<pre>`` block; the language comes from a name or a file path, never a guess."""
     lexer = lexer_for_path(path) if path else lexer_by_name(lang)
     body = highlight_code(code, lexer, budget)
-    return f'<pre class="hl"><code>{body}</code></pre>\n'
+    tag = f' data-lang="{escape(lang[:40])}"' if lang else ""
+    return f'<pre class="hl"{tag}><code>{body}</code></pre>\n'
 
 
 def style_css() -> str:

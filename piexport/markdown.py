@@ -23,6 +23,9 @@ MAX_MARKDOWN = 1_000_000
 """Bigger texts are shown as plain text: markdown cost grows fast on hostile input."""
 _SAFE_HREF = re.compile(r"^(https?://|mailto:|#)", re.IGNORECASE)
 _DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]+$")
+_WORD = re.compile(r"[^\W\d_]\w*")  # words with a letter: list numbers do not survive
+MAX_BRACKETS = 5000
+"""More "[" than this make markdown-it's link scanner slow (50,000 take seconds)."""
 _NESTING = 20  # markdown-it's maxNesting for js-default is 20 ("> " * 150 would vanish)
 _DEEP = re.compile(rf"^(?:[ \t]*(?:>|[-*+]|\d+[.)])[ \t]*){{{_NESTING - 4},}}", re.MULTILINE)
 
@@ -108,9 +111,19 @@ def render_markdown(text: str) -> str:
     """Markdown → an HTML fragment that cannot run script, load anything, or lose text."""
     if not isinstance(text, str):
         text = str(text)
-    if len(text) > MAX_MARKDOWN or _DEEP.search(text):
-        return f'<pre class="md-fallback">{escape(text)}</pre>'
-    return str(_md.render(text))
+    if len(text) > MAX_MARKDOWN or _DEEP.search(text) or text.count("[") > MAX_BRACKETS:
+        return _fallback(text)
+    html = str(_md.render(text))
+    # markdown-it silently drops text nested past maxNesting: if any word of the input is
+    # missing from the output, show the text as it was instead.
+    if not set(_WORD.findall(text)) <= set(_WORD.findall(html)):
+        return _fallback(text)
+    return html
+
+
+def _fallback(text: str) -> str:
+    return f'<pre class="md-fallback">{escape(text)}</pre>'
+
 
 
 def render_markdown_any(value: Any) -> str:
