@@ -125,6 +125,5 @@ def _fallback(text: str) -> str:
     return f'<pre class="md-fallback">{escape(text)}</pre>'
 
 
-
 def render_markdown_any(value: Any) -> str:
     return render_markdown(value if isinstance(value, str) else str(value))

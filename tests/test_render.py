@@ -257,11 +257,14 @@ def test_export_writes_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert [p.name for p in tmp_path.iterdir()] == ["page.html"]
 
 
-@pytest.mark.parametrize("text", [
-    "> " * 150 + "TAIL",
-    "\n".join("  " * i + f"- item{i}" for i in range(60)) + "\n" + "  " * 60 + "- TAIL",
-    "[" * 50_000 + "TAIL",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "> " * 150 + "TAIL",
+        "\n".join("  " * i + f"- item{i}" for i in range(60)) + "\n" + "  " * 60 + "- TAIL",
+        "[" * 50_000 + "TAIL",
+    ],
+)
 def test_markdown_never_loses_deeply_nested_text(text: str) -> None:
     from piexport.markdown import render_markdown
 
@@ -272,7 +275,9 @@ def test_markdown_never_loses_deeply_nested_text(text: str) -> None:
 def test_ordinary_markdown_is_not_sent_to_the_fallback() -> None:
     from piexport.markdown import render_markdown
 
-    text = ("# Plan\n\n1. read `cart.py`\n2. fix **total()**\n\n- [x] done\n\n| a | b |\n|--:|---|\n| 1 | 2 |\n\n"
-            "```python\nprint('hi')\n```\n\nSee [docs] and <https://example.com>.\n\n[docs]: https://example.com/d \"Docs\"\n")
+    text = (
+        "# Plan\n\n1. read `cart.py`\n2. fix **total()**\n\n- [x] done\n\n| a | b |\n|--:|---|\n| 1 | 2 |\n\n"
+        "```python\nprint('hi')\n```\n\nSee [docs] and <https://example.com>.\n\n[docs]: https://example.com/d \"Docs\"\n"
+    )
     html = render_markdown(text)
     assert "md-fallback" not in html and "<ol>" in html and "<table>" in html

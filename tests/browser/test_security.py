@@ -381,7 +381,7 @@ def test_control_page_triggers_the_harness(browser: Browser, tmp_path: Path) -> 
 @pytest.mark.parametrize("with_csp", [True, False], ids=["csp", "no-csp"])
 def test_no_payload_runs_or_loads_anything(
     browser: Browser, pages: list[tuple[str, Path, Path]], with_csp: bool
-) -> None:  # noqa: F811
+) -> None:
     failures = []
     for payload, page_path, bare in pages:
         target = page_path if with_csp else bare
