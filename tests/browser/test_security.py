@@ -23,7 +23,6 @@ from piexport.export import export_session
 
 from ..conftest import HEADER, ts
 from ..test_render import static_checks
-from .test_viewer import browser  # noqa: F401  (the shared Chromium fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -365,7 +364,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[tuple[str, 
     yield out
 
 
-def test_control_page_triggers_the_harness(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+def test_control_page_triggers_the_harness(browser: Browser, tmp_path: Path) -> None:
     """An unsafe render (payloads pasted raw, no CSP) must be caught, or the harness is blind."""
     raw = "".join(p for p in PAYLOADS if "onerror" in p or "<script>" in p)
     unsafe = tmp_path / "unsafe.html"
