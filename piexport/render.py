@@ -25,9 +25,11 @@ from .model import JSON, content_text
 from .outline import tool_call_summary
 from .textsafe import reveal_controls
 from .tree import timestamp_ms
-from .view import SessionView, check_image, diff_rows, dom_id, split_notice
+from .view import Image, SessionView, check_image, diff_rows, dom_id, split_notice
 
 PREVIEW_LINES = 20
+MAX_PAGE_IMAGE_BYTES = 50 * 1024 * 1024
+"""Images past this total on one page become placeholders (each is capped at 5 MB too)."""
 
 
 def _md(text: Any) -> Markup:
@@ -124,7 +126,6 @@ def make_env() -> jinja2.Environment:
     )
     env.filters.update(FILTERS)
     env.globals.update(
-        check_image=check_image,
         diff_rows=diff_rows,
         split_notice=split_notice,
         tool_call_summary=tool_call_summary,
@@ -165,11 +166,23 @@ def render_session(view: SessionView, options: Any = None) -> str:
             )
         )
 
+    images_left = [MAX_PAGE_IMAGE_BYTES]
+
+    def image(block: Any) -> Image:
+        """Check one image, within what is left of the page's image budget."""
+        img = check_image(block)
+        if img.uri is not None:
+            if img.size > images_left[0]:
+                return Image(img.mime, img.size, None, "the page's image budget is used up")
+            images_left[0] -= img.size
+        return img
+
     return _page(
         "session.html.j2",
         v=view,
         s=view.session,
         code=code,
+        image=image,
         file_stats=view.file_figures,
         path_stats=view.path_figures,
     )

@@ -81,7 +81,13 @@ def sample_files() -> list[Path]:
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """One line with the security harness's figures (SECURITY.md (c)), when it ran."""
     from .browser.test_security import STATS
+    from .test_corpus import CORPUS_STATS
 
+    if CORPUS_STATS["files"]:
+        terminalreporter.write_line(
+            f"corpus: {CORPUS_STATS['files']} malformed files, {CORPUS_STATS['crashes']} crashes, "
+            f"{CORPUS_STATS['lost']} entries lost"
+        )
     if STATS["pages"]:
         terminalreporter.write_line(
             f"security: {STATS['placements']} payload placements on {STATS['pages']} page loads "

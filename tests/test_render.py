@@ -281,3 +281,70 @@ def test_ordinary_markdown_is_not_sent_to_the_fallback() -> None:
     )
     html = render_markdown(text)
     assert "md-fallback" not in html and "<ol>" in html and "<table>" in html
+
+
+def test_bidi_and_invisible_characters_in_paths_and_names_are_visible(
+    make_session: MakeSession,
+) -> None:
+    sneaky = "evil\u202etxt.exe\u200b"
+    path = make_session(
+        [
+            msg(
+                "a1",
+                None,
+                "assistant",
+                [{"type": "toolCall", "id": "t1", "name": "read", "arguments": {"path": sneaky}}],
+                1,
+            ),
+            {
+                "type": "label",
+                "id": "l1",
+                "parentId": "a1",
+                "timestamp": ts(2),
+                "targetId": "a1",
+                "label": sneaky,
+            },
+            {
+                "type": "session_info",
+                "id": "n1",
+                "parentId": "l1",
+                "timestamp": ts(3),
+                "name": sneaky,
+            },
+        ]
+    )
+    soup = BeautifulSoup(render(path), "html.parser")
+    for where in ("h1", "main code.path", "main .badge.label", "nav .badge.label"):
+        el = soup.select_one(where)
+        assert el is not None, where
+        text = el.get_text()
+        assert "\u202e" not in text and "\u200b" not in text, where
+        assert "U+202E" in text and "U+200B" in text, where
+
+
+def test_images_are_checked_and_capped(
+    make_session: MakeSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import piexport.render as render_mod
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100).decode()
+    blocks = [
+        {"type": "image", "mimeType": "image/png", "data": png},
+        {"type": "image", "mimeType": "image/png", "data": png},
+        {
+            "type": "image",
+            "mimeType": "image/svg+xml",
+            "data": base64.b64encode(b"<svg onload=alert(1)>").decode(),
+        },
+        {"type": "image", "mimeType": "image/jpeg", "data": png},
+        {"type": "image", "mimeType": "image/png", "data": png + "!!"},
+    ]
+    monkeypatch.setattr(render_mod, "MAX_PAGE_IMAGE_BYTES", 150)
+    soup = static_checks(render(make_session([msg("u1", None, "user", blocks, 1)])))
+    assert len(soup.select("img.attached")) == 1
+    problems = [p.get_text() for p in soup.select(".placeholder")]
+    assert len(problems) == 4
+    assert any("budget" in p for p in problems) and any("image/svg+xml" in p for p in problems)
+    assert any("do not match" in p for p in problems) and any(
+        "invalid base64" in p for p in problems
+    )

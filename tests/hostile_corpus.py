@@ -1,0 +1,297 @@
+"""The file-and-tree part of SECURITY.md's hostile corpus (items 1-19), as data.
+
+Each case is a whole session file and the ids of the valid entries it holds: every one of
+them must come out of the loader, and onto the page, exactly once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import orjson
+
+HEADER = b'{"type":"session","version":3,"id":"corpus","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/c"}'
+
+
+def rec(eid: str, parent: str | None = None, text: str = "ok") -> bytes:
+    return orjson.dumps(
+        {
+            "type": "message",
+            "id": eid,
+            "parentId": parent,
+            "timestamp": "2025-01-01T00:00:01.000Z",
+            "message": {"role": "user", "content": text},
+        }
+    )
+
+
+GOOD = [rec("g1"), rec("g2", "g1"), rec("g3", "g2"), rec("g4", "g3"), rec("g5", "g4")]
+GOOD_IDS = ["g1", "g2", "g3", "g4", "g5"]
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    data: bytes
+    valid: list[str]
+    """Ids of the valid entries, each of which must survive."""
+    unusable: bool = False
+    """The file holds no session data at all: a one-line error is the right answer."""
+
+
+def file_of(*lines: bytes, end: bytes = b"\n") -> bytes:
+    return b"\n".join(lines) + end
+
+
+def cases() -> list[Case]:
+    deep = (
+        b'{"type":"message","id":"d1","parentId":"g5","message":{"role":"user","content":'
+        + b"[" * 100_000
+        + b"]" * 100_000
+        + b"}}"
+    )
+    big = (
+        b'{"type":"message","id":"b1","parentId":"g5","message":{"role":"user","content":"'
+        + b"x" * 3_000_000
+        + b'"}}'
+    )
+    out = [
+        Case(
+            "truncated-last-line",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"m9","parentId":"g5","message":{"role":"assistant","content":"hel',
+                end=b"",
+            ),
+            GOOD_IDS,
+        ),
+        Case(
+            "stub-then-record",
+            file_of(HEADER, *GOOD, b'{"type":"label","id":"x","prNu' + rec("m5", "g5")),
+            [*GOOD_IDS, "m5"],
+        ),
+        Case("nul-run", file_of(HEADER, *GOOD[:2], b"\x00" * 512, *GOOD[2:]), GOOD_IDS),
+        Case(
+            "bom-crlf", (b"\xef\xbb\xbf" + file_of(HEADER, *GOOD)).replace(b"\n", b"\r\n"), GOOD_IDS
+        ),
+        Case(
+            "invalid-utf8",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"u8","parentId":"g5","message":{"role":"user","content":"caf\xe9 \xc0\xaf"}}',
+            ),
+            [*GOOD_IDS, "u8"],
+        ),
+        Case(
+            "lone-surrogate",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"ls","parentId":"g5","message":{"role":"user","content":"a\\ud800b"}}',
+            ),
+            [*GOOD_IDS, "ls"],
+        ),
+        Case(
+            "line-terminators-in-strings",
+            file_of(
+                HEADER,
+                *GOOD,
+                rec("lt", "g5", "a\u2028b\u2029c\u0085d\u000b\u000ce").replace(
+                    b'{"type"', b'{\r"type"', 1
+                ),
+            ),
+            [*GOOD_IDS, "lt"],
+        ),
+        Case(
+            "non-object-lines",
+            file_of(HEADER, b"[1,2]", *GOOD[:2], b'"hello"', b"42", *GOOD[2:], b"null", b"true"),
+            GOOD_IDS,
+        ),
+        Case("deep-nesting", file_of(HEADER, *GOOD, deep), GOOD_IDS),
+        Case("big-line", file_of(HEADER, *GOOD, big), [*GOOD_IDS, "b1"]),
+        Case(
+            "duplicate-keys",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"a","id":"dk","parentId":"g5","message":{"role":"user","content":"x"}}',
+            ),
+            [*GOOD_IDS, "dk"],
+        ),
+        Case(
+            "nan-and-big-ints",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":12345678901234567890123,"parentId":"g5","message":{"role":"user","content":"a"}}',
+                b'{"type":"message","id":12345678901234567890124,"parentId":"g5","message":{"role":"user","content":"b","n":NaN}}',
+            ),
+            [*GOOD_IDS, "12345678901234567890123", "12345678901234567890124"],
+        ),
+        Case("empty", b"", [], unusable=True),
+        Case("whitespace-only", b"  \n\n\t \n", [], unusable=True),
+        Case(
+            "binary-png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10", [], unusable=True
+        ),
+        Case("not-jsonl", b"hello world\nthis is a readme\n", [], unusable=True),
+        Case("no-header", file_of(*GOOD), GOOD_IDS),
+        Case("header-at-line-3", file_of(*GOOD[:2], HEADER, *GOOD[2:]), GOOD_IDS),
+        Case("two-headers", file_of(HEADER, *GOOD, HEADER), GOOD_IDS),
+        Case(
+            "duplicate-ids",
+            file_of(HEADER, *GOOD, rec("g3", "g5", "second g3")),
+            [*GOOD_IDS, "g3~2"],
+        ),
+        Case("cycle", file_of(HEADER, *GOOD, rec("A", "B"), rec("B", "A")), [*GOOD_IDS, "A", "B"]),
+        Case("self-loop", file_of(HEADER, *GOOD, rec("C", "C")), [*GOOD_IDS, "C"]),
+        Case(
+            "long-cycle",
+            file_of(HEADER, *GOOD, *[rec(f"c{i}", f"c{(i + 1) % 50}") for i in range(50)]),
+            [*GOOD_IDS, *[f"c{i}" for i in range(50)]],
+        ),
+        Case("orphan", file_of(HEADER, *GOOD, rec("o1", "ghost")), [*GOOD_IDS, "o1"]),
+        Case(
+            "no-id-no-parent",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","message":{"role":"user","content":"x"}}',
+                b'{"type":"custom"}',
+            ),
+            [*GOOD_IDS, "line:7", "line:8"],
+        ),
+        Case(
+            "message-is-string",
+            file_of(HEADER, *GOOD, b'{"type":"message","id":"w1","parentId":"g5","message":"str"}'),
+            [*GOOD_IDS, "w1"],
+        ),
+        Case(
+            "content-is-number",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"w2","parentId":"g5","message":{"role":"user","content":42}}',
+            ),
+            [*GOOD_IDS, "w2"],
+        ),
+        Case(
+            "image-without-data",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"w3","parentId":"g5","message":{"role":"user","content":[{"type":"image"}]}}',
+            ),
+            [*GOOD_IDS, "w3"],
+        ),
+        Case(
+            "timestamp-yesterday",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"w4","parentId":"g5","timestamp":"yesterday","message":{"role":"user","content":"x"}}',
+            ),
+            [*GOOD_IDS, "w4"],
+        ),
+        Case(
+            "parent-is-object",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"w5","parentId":{},"message":{"role":"user","content":"x"}}',
+            ),
+            [*GOOD_IDS, "w5"],
+        ),
+        Case(
+            "content-wrong-blocks",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"w6","parentId":"g5","message":{"role":"assistant","content":[1,"s",null,{"type":"toolCall"},{"type":"thinking"}]}}',
+            ),
+            [*GOOD_IDS, "w6"],
+        ),
+        Case(
+            "usage-wrong-types",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"w7","parentId":"g5","message":{"role":"assistant","content":[],"usage":{"input":"many","cost":"lots"}}}',
+            ),
+            [*GOOD_IDS, "w7"],
+        ),
+        Case(
+            "tool-result-odd",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"w8","parentId":"g5","message":{"role":"toolResult","toolCallId":7,"content":"plain","details":{"diff":5}}}',
+            ),
+            [*GOOD_IDS, "w8"],
+        ),
+        Case(
+            "compaction-odd",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"compaction","id":"w9","parentId":"g5","summary":7,"tokensBefore":"x","details":{"readFiles":"a"}}',
+            ),
+            [*GOOD_IDS, "w9"],
+        ),
+        Case(
+            "label-odd",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"label","id":"wa","parentId":"g5","targetId":{"x":1},"label":["l"]}',
+            ),
+            [*GOOD_IDS, "wa"],
+        ),
+        Case(
+            "v1-with-garbage",
+            file_of(
+                b'{"type":"session","id":"v1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/c"}',
+                b'{"type":"message","message":{"role":"user","content":"a"}}',
+                b"garbage",
+                b'{"type":"compaction","summary":"s","firstKeptEntryIndex":99}',
+            ),
+            ["00000002", "00000004"],
+        ),
+        Case(
+            "header-wrong-types",
+            file_of(b'{"type":"session","version":"three","id":5,"cwd":["x"]}', *GOOD),
+            GOOD_IDS,
+        ),
+        Case("only-header", file_of(HEADER), []),
+        Case(
+            "unknown-types",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"checkpoint","id":"u1","parentId":"g5"}',
+                b'{"type":"message","id":"u2","parentId":"u1","message":{"role":"alien","content":"x"}}',
+            ),
+            [*GOOD_IDS, "u1", "u2"],
+        ),
+        Case(
+            "c0-and-bidi",
+            file_of(
+                HEADER,
+                *GOOD,
+                rec("bd", "g5", "a\x1b[2J\x07\x00b \u202eevil\u2066 \u200bzw \ufffe\uffff"),
+            ),
+            [*GOOD_IDS, "bd"],
+        ),
+        Case(
+            "hostile-ids",
+            file_of(
+                HEADER,
+                rec('x" onmouseover="alert(1)'),
+                rec("</script><script>alert(1)</script>", 'x" onmouseover="alert(1)'),
+                rec("sp ace", "</script><script>alert(1)</script>"),
+            ),
+            ['x" onmouseover="alert(1)', "</script><script>alert(1)</script>", "sp ace"],
+        ),
+    ]
+    return out
