@@ -83,14 +83,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     from .browser.test_security import STATS
     from .test_corpus import CORPUS_STATS
 
-    if CORPUS_STATS["files"]:
+    if CORPUS_STATS["files"] or STATS["pages"]:
         terminalreporter.write_line(
-            f"corpus: {CORPUS_STATS['files']} malformed files, {CORPUS_STATS['crashes']} crashes, "
-            f"{CORPUS_STATS['lost']} entries lost"
-        )
-    if STATS["pages"]:
-        terminalreporter.write_line(
-            f"security: {STATS['placements']} payload placements on {STATS['pages']} page loads "
-            f"(with and without CSP): {STATS['executed']} executed, {STATS['requests']} requests "
-            "left the page"
+            f"security: {STATS['placements']} payload placements tried on {STATS['pages']} page "
+            f"loads (with and without CSP), {STATS['executed']} executed, {STATS['requests']} "
+            f"requests; {CORPUS_STATS['files']} malformed files, {CORPUS_STATS['crashes']} "
+            f"crashes, {CORPUS_STATS['lost']} entries lost"
         )

@@ -15,6 +15,7 @@ from piexport.cli import cli
 from piexport.site import build_site, default_sessions_root, project_key
 
 from .conftest import SAMPLES
+from .test_render import static_checks
 
 
 @pytest.fixture
@@ -42,6 +43,7 @@ def test_site_from_samples_has_every_page_and_links_resolve(archive: Path, tmp_p
     pages = sorted(out.rglob("*.html"))
     assert len(pages) == 7 + 4 + 1
     for page in pages:
+        static_checks(page.read_text(encoding="utf-8"))
         for target in local_links(page):
             assert target.is_file(), f"{page} links to missing {target}"
     root_index = (out / "index.html").read_text()
