@@ -18,6 +18,7 @@ from .loader import load_session
 from .model import Session
 from .outline import render_tree_text, terminal_safe
 from .site import build_site, default_sessions_root, discover
+from .summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -229,6 +230,48 @@ def render_command(file: str, out: Path | None, open_page: bool, strict: bool) -
     if open_page:
         click.launch(str(out.resolve()))
     _report(result.session, strict)
+
+
+@cli.command("summary")
+@session_file
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "json"]),
+    default="markdown",
+    show_default=True,
+    help="Markdown for a CI job page, or the stable JSON figures.",
+)
+@click.option("--leaf", "leaf_id", metavar="ID", help="Summarise the path to this leaf.")
+@click.option("--link", metavar="URL", help="Link to the HTML page, shown in the Markdown.")
+@click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    type=click.Choice(list(FAIL_CONDITIONS)),
+    help="Exit 1 when the current path shows this (repeatable).",
+)
+@strict_option
+def summary_command(
+    file: str,
+    fmt: str,
+    leaf_id: str | None,
+    link: str | None,
+    fail_on: tuple[str, ...],
+    strict: bool,
+) -> None:
+    """Print a run's summary for CI: Markdown for the job page, or JSON figures."""
+    session = _load(file)
+    if leaf_id is not None and leaf_id not in session.by_id:
+        raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
+    if fmt == "json":
+        click.echo(dumps(summary_json(session, leaf_id)))
+    else:
+        click.echo(summary_markdown(session, leaf_id, link))
+    _report(session, strict)
+    found = failures(session, fail_on, leaf_id)
+    if found:
+        raise Failed(f"{session.path}: the session shows {', '.join(found)} (--fail-on)")
 
 
 def session_facts(session: Session) -> dict[str, Any]:

@@ -1,0 +1,135 @@
+"""`piexport summary`: figures checked against an independent count from the raw file."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from markdown_it import MarkdownIt
+
+from piexport.cli import cli
+
+from .conftest import MakeSession, msg, sample_files
+
+WELL_FORMED = [p for p in sample_files() if "0196f145" not in p.name]
+
+
+def independent_figures(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The documented FIGURES, counted straight from JSON objects (no piexport code)."""
+    messages: Counter[str] = Counter()
+    tools: Counter[str] = Counter()
+    tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+    cost, tool_errors, errors, compactions = 0.0, 0, 0, 0
+    models: list[str] = []
+    read: set[str] = set()
+    modified: set[str] = set()
+    for e in entries:
+        if e["type"] == "compaction":
+            compactions += 1
+        if e["type"] != "message":
+            continue
+        m = e["message"]
+        messages[m["role"]] += 1
+        if m["role"] == "toolResult" and m.get("isError") is True:
+            tool_errors += 1
+        if m["role"] != "assistant":
+            continue
+        errors += m.get("stopReason") in ("error", "aborted")
+        name = f"{m['provider']}/{m['model']}"
+        if name not in models:
+            models.append(name)
+        u = m.get("usage") or {}
+        for k in ("input", "output", "cacheRead", "cacheWrite"):
+            tokens[k] += u.get(k, 0)
+        tokens["total"] += u.get("totalTokens", 0)
+        cost += (u.get("cost") or {}).get("total", 0)
+        for b in m["content"]:
+            if b["type"] == "toolCall":
+                tools[b["name"]] += 1
+                p = b["arguments"].get("path")
+                if p and b["name"] == "read":
+                    read.add(p)
+                if p and b["name"] in ("edit", "write"):
+                    modified.add(p)
+    return {"entries": len(entries), "messages": dict(sorted(messages.items())),
+            "toolCalls": dict(sorted(tools.items())), "toolErrors": tool_errors, "tokens": tokens,
+            "cost": round(cost, 6), "models": models, "filesRead": sorted(read),
+            "filesModified": sorted(modified), "errors": errors, "compactions": compactions}
+
+
+def raw_entries(path: Path) -> list[dict[str, Any]]:
+    objs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    entries = [o for o in objs if o["type"] != "session"]
+    if "version" not in objs[0]:  # v1: a straight chain in file order
+        for i, e in enumerate(entries):
+            e["id"], e["parentId"] = str(i), str(i - 1) if i else None
+    if objs[0].get("version", 1) < 3:  # v2 → v3: hookMessage became custom
+        for e in entries:
+            if e["type"] == "message" and e["message"]["role"] == "hookMessage":
+                e["message"]["role"] = "custom"
+    return entries
+
+
+def current_path(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_id = {e["id"]: e for e in entries}
+    out, cur = [], entries[-1]
+    while cur is not None:
+        out.append(cur)
+        cur = by_id.get(cur["parentId"]) if cur["parentId"] else None
+    return out[::-1]
+
+
+@pytest.mark.parametrize("path", WELL_FORMED, ids=lambda p: p.stem[-12:])
+def test_json_figures_match_an_independent_count(runner: CliRunner, path: Path) -> None:
+    result = runner.invoke(cli, ["summary", str(path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    entries = raw_entries(path)
+    assert data["all"] == independent_figures(entries)
+    assert data["path"] == independent_figures(current_path(entries))
+    assert set(data) == {"session", "path", "all", "leaves", "labels", "diagnostics"}
+    assert set(data["session"]) == {"id", "name", "cwd", "started", "ended", "durationSeconds", "parentSession"}
+
+
+@pytest.mark.parametrize("path", sample_files(), ids=lambda p: p.stem[-12:])
+def test_markdown_summary_has_no_raw_html(runner: CliRunner, path: Path) -> None:
+    result = runner.invoke(cli, ["summary", str(path), "--link", "https://ci.example/t.html"])
+    tokens = MarkdownIt("commonmark").parse(result.stdout)
+    flat = [t for tok in tokens for t in [tok, *(tok.children or [])]]
+    assert not [t for t in flat if t.type in ("html_block", "html_inline")]
+    assert "](<https://ci.example/t.html>)" in result.stdout
+
+
+def test_hostile_content_stays_inside_fences(runner: CliRunner, make_session: MakeSession) -> None:
+    evil = "```\n<script>alert(1)</script>\n```\n<img src=x onerror=alert(1)>"
+    path = make_session([msg("u1", None, "user", evil, 1),
+                         msg("a1", "u1", "assistant", [{"type": "text", "text": evil}], 2, provider="p", model="m")])
+    out = runner.invoke(cli, ["summary", str(path), "--link", "javascript:alert(1)"]).stdout
+    tokens = MarkdownIt("commonmark").parse(out)
+    flat = [t for tok in tokens for t in [tok, *(tok.children or [])]]
+    assert not [t for t in flat if t.type in ("html_block", "html_inline")]
+    assert "javascript:" not in out
+
+
+@pytest.mark.parametrize(("condition", "sample", "code"), [
+    ("error", "0196ec1e", 1), ("tool-error", "0196ec1e", 1), ("aborted", "0196ec1e", 0),
+    ("aborted", "01955f7c", 0), ("error", "01955f7c", 0),
+])
+def test_fail_on_exit_codes(runner: CliRunner, condition: str, sample: str, code: int) -> None:
+    path = next(p for p in sample_files() if sample in p.name)
+    result = runner.invoke(cli, ["summary", str(path), "--fail-on", condition])
+    assert result.exit_code == code, result.output
+
+
+def test_fail_on_aborted_on_its_branch(runner: CliRunner) -> None:
+    from piexport import load_session
+
+    path = next(p for p in sample_files() if "01955b2a" in p.name)
+    session = load_session(path)
+    aborted = next(e.id for e in session.entries if e.role == "assistant" and e.message.get("stopReason") == "aborted")
+    assert runner.invoke(cli, ["summary", str(path), "--fail-on", "aborted"]).exit_code == 0
+    assert runner.invoke(cli, ["summary", str(path), "--leaf", aborted, "--fail-on", "aborted"]).exit_code == 1
