@@ -13,12 +13,16 @@ from . import __version__
 from .context import build_session_context
 from .errors import InputError, PiexportError
 from .export import export_session
+from .formats import session_json, session_markdown
 from .jsonutil import dumps
 from .loader import load_session
 from .model import Session
 from .outline import render_tree_text, terminal_safe
+from .output import write_atomic
+from .render import render_session
 from .site import build_site, default_sessions_root, discover
 from .summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
+from .view import build_view
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -210,26 +214,50 @@ def site_command(
     "-o",
     "--output",
     "out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Page to write (default: the file's name with .html, here).",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="File to write (default: the session's name with .html/.md/.json, here; - for stdout).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["html", "md", "json"]),
+    default="html",
+    show_default=True,
+    help="A page, the conversation as Markdown, or the model as JSON.",
 )
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser afterwards.")
 @strict_option
-def render_command(file: str, out: Path | None, open_page: bool, strict: bool) -> None:
+def render_command(file: str, out: Path | None, fmt: str, open_page: bool, strict: bool) -> None:
     """Write one self-contained HTML page for one session (FILE may be - for stdin)."""
     if out is None:
-        out = Path("session.html" if file == "-" else Path(file).stem + ".html")
-    source: Any = sys.stdin.buffer if file == "-" else Path(file)
-    try:
-        result = export_session(source, out, name="<stdin>" if file == "-" else None)
-    except InputError as exc:
-        raise Failure(str(exc)) from exc
-    except PiexportError as exc:
-        raise Failed(str(exc)) from exc
-    click.echo(f"wrote {out}", err=True)
-    if open_page:
+        out = Path(("session" if file == "-" else Path(file).stem) + "." + fmt)
+    if fmt == "html" and str(out) != "-":
+        source: Any = sys.stdin.buffer if file == "-" else Path(file)
+        try:
+            result = export_session(source, out, name="<stdin>" if file == "-" else None)
+        except InputError as exc:
+            raise Failure(str(exc)) from exc
+        except PiexportError as exc:
+            raise Failed(str(exc)) from exc
+        session = result.session
+    else:
+        session = _load(file)
+        if fmt == "html":
+            text = render_session(build_view(session))
+        else:
+            text = session_markdown(session) if fmt == "md" else session_json(session)
+        if str(out) == "-":
+            sys.stdout.write(text)
+        else:
+            try:
+                write_atomic(out, text)
+            except PiexportError as exc:
+                raise Failed(str(exc)) from exc
+    if str(out) != "-":
+        click.echo(f"wrote {out}", err=True)
+    if open_page and str(out) != "-":
         click.launch(str(out.resolve()))
-    _report(result.session, strict)
+    _report(session, strict)
 
 
 @cli.command("summary")

@@ -77,7 +77,7 @@ def _link_ok(link: str) -> bool:
     )
 
 
-def _fence(text: str, lang: str = "text") -> str:
+def code_fence(text: str, lang: str = "text") -> str:
     """A code fence longer than any backtick run inside, so content stays literal."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
@@ -120,12 +120,13 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     lines = [f"### pi session: {_cell(' '.join(title.split()))}", ""]
     if link and _link_ok(link):
         lines += [f"[Open the full transcript](<{link}>)", ""]
-    lines += ["**Asked**", "", _fence(_trim(asked) or "(no user message)"), ""]
-    lines += ["**Outcome**", "", _fence(_trim(outcome) or "(no assistant text)"), ""]
+    lines += ["**Asked**", "", code_fence(_trim(asked) or "(no user message)"), ""]
+    lines += ["**Outcome**", "", code_fence(_trim(outcome) or "(no assistant text)"), ""]
     stops = [(e.message or {}).get("stopReason") for e in entries if e.role == "assistant"]
     last_stop = stops[-1] if stops else None
     lines += [
-        "| tokens in | tokens out | cache read | cache write | cost | duration | tool calls | tool errors | turns ended in error |",
+        "| tokens in | tokens out | cache read | cache write | cost | duration | tool calls "
+        "| tool errors | turns ended in error |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         f"| {fig.tokens['input']} | {fig.tokens['output']} | {fig.tokens['cacheRead']} | "
         f"{fig.tokens['cacheWrite']} | ${fig.cost:.4f} | "
@@ -136,7 +137,7 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     if last_stop in ("error", "aborted", "length"):
         lines += [f"**The last turn ended with `{last_stop}`.**", ""]
     if fig.files_modified:
-        lines += ["**Files modified**", "", _fence("\n".join(sorted(fig.files_modified))), ""]
+        lines += ["**Files modified**", "", code_fence("\n".join(sorted(fig.files_modified))), ""]
     if session.diagnostics:
         lines += [f"_{len(session.diagnostics)} problem(s) reading the session file._", ""]
     return "\n".join(lines)

@@ -55,14 +55,25 @@ def independent_figures(entries: list[dict[str, Any]]) -> dict[str, Any]:
                     read.add(p)
                 if p and b["name"] in ("edit", "write"):
                     modified.add(p)
-    return {"entries": len(entries), "messages": dict(sorted(messages.items())),
-            "toolCalls": dict(sorted(tools.items())), "toolErrors": tool_errors, "tokens": tokens,
-            "cost": round(cost, 6), "models": models, "filesRead": sorted(read),
-            "filesModified": sorted(modified), "errors": errors, "compactions": compactions}
+    return {
+        "entries": len(entries),
+        "messages": dict(sorted(messages.items())),
+        "toolCalls": dict(sorted(tools.items())),
+        "toolErrors": tool_errors,
+        "tokens": tokens,
+        "cost": round(cost, 6),
+        "models": models,
+        "filesRead": sorted(read),
+        "filesModified": sorted(modified),
+        "errors": errors,
+        "compactions": compactions,
+    }
 
 
 def raw_entries(path: Path) -> list[dict[str, Any]]:
-    objs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    objs = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     entries = [o for o in objs if o["type"] != "session"]
     if "version" not in objs[0]:  # v1: a straight chain in file order
         for i, e in enumerate(entries):
@@ -92,7 +103,15 @@ def test_json_figures_match_an_independent_count(runner: CliRunner, path: Path) 
     assert data["all"] == independent_figures(entries)
     assert data["path"] == independent_figures(current_path(entries))
     assert set(data) == {"session", "path", "all", "leaves", "labels", "diagnostics"}
-    assert set(data["session"]) == {"id", "name", "cwd", "started", "ended", "durationSeconds", "parentSession"}
+    assert set(data["session"]) == {
+        "id",
+        "name",
+        "cwd",
+        "started",
+        "ended",
+        "durationSeconds",
+        "parentSession",
+    }
 
 
 @pytest.mark.parametrize("path", sample_files(), ids=lambda p: p.stem[-12:])
@@ -106,8 +125,20 @@ def test_markdown_summary_has_no_raw_html(runner: CliRunner, path: Path) -> None
 
 def test_hostile_content_stays_inside_fences(runner: CliRunner, make_session: MakeSession) -> None:
     evil = "```\n<script>alert(1)</script>\n```\n<img src=x onerror=alert(1)>"
-    path = make_session([msg("u1", None, "user", evil, 1),
-                         msg("a1", "u1", "assistant", [{"type": "text", "text": evil}], 2, provider="p", model="m")])
+    path = make_session(
+        [
+            msg("u1", None, "user", evil, 1),
+            msg(
+                "a1",
+                "u1",
+                "assistant",
+                [{"type": "text", "text": evil}],
+                2,
+                provider="p",
+                model="m",
+            ),
+        ]
+    )
     out = runner.invoke(cli, ["summary", str(path), "--link", "javascript:alert(1)"]).stdout
     tokens = MarkdownIt("commonmark").parse(out)
     flat = [t for tok in tokens for t in [tok, *(tok.children or [])]]
@@ -115,10 +146,16 @@ def test_hostile_content_stays_inside_fences(runner: CliRunner, make_session: Ma
     assert "javascript:" not in out
 
 
-@pytest.mark.parametrize(("condition", "sample", "code"), [
-    ("error", "0196ec1e", 1), ("tool-error", "0196ec1e", 1), ("aborted", "0196ec1e", 0),
-    ("aborted", "01955f7c", 0), ("error", "01955f7c", 0),
-])
+@pytest.mark.parametrize(
+    ("condition", "sample", "code"),
+    [
+        ("error", "0196ec1e", 1),
+        ("tool-error", "0196ec1e", 1),
+        ("aborted", "0196ec1e", 0),
+        ("aborted", "01955f7c", 0),
+        ("error", "01955f7c", 0),
+    ],
+)
 def test_fail_on_exit_codes(runner: CliRunner, condition: str, sample: str, code: int) -> None:
     path = next(p for p in sample_files() if sample in p.name)
     result = runner.invoke(cli, ["summary", str(path), "--fail-on", condition])
@@ -130,6 +167,49 @@ def test_fail_on_aborted_on_its_branch(runner: CliRunner) -> None:
 
     path = next(p for p in sample_files() if "01955b2a" in p.name)
     session = load_session(path)
-    aborted = next(e.id for e in session.entries if e.role == "assistant" and e.message.get("stopReason") == "aborted")
+    aborted = next(
+        e.id
+        for e in session.entries
+        if e.role == "assistant" and e.message.get("stopReason") == "aborted"
+    )
     assert runner.invoke(cli, ["summary", str(path), "--fail-on", "aborted"]).exit_code == 0
-    assert runner.invoke(cli, ["summary", str(path), "--leaf", aborted, "--fail-on", "aborted"]).exit_code == 1
+    assert (
+        runner.invoke(
+            cli, ["summary", str(path), "--leaf", aborted, "--fail-on", "aborted"]
+        ).exit_code
+        == 1
+    )
+
+
+@pytest.mark.parametrize("path", sample_files(), ids=lambda p: p.stem[-12:])
+def test_render_markdown_and_json(runner: CliRunner, path: Path) -> None:
+    from piexport import load_session
+
+    session = load_session(path)
+    md = runner.invoke(cli, ["render", str(path), "--format", "md", "-o", "-"])
+    assert md.exit_code == 0, md.output
+    # every user message on the current path is there; tool output is fenced inside <details>
+    for e in session.path_entries():
+        if e.role == "user":
+            text = (
+                e.message["content"]
+                if isinstance(e.message["content"], str)
+                else e.message["content"][0]["text"]
+            )
+            assert text in md.stdout
+    assert md.stdout.count("<details>") == md.stdout.count("</details>")
+    data = json.loads(
+        runner.invoke(cli, ["render", str(path), "--format", "json", "-o", "-"]).stdout
+    )
+    assert [e["id"] for e in data["entries"]] == [e.id for e in session.entries]
+    assert data["tree"]["leaf"] == session.tree.leaf_id
+    assert data["context"]["messages"] == json.loads(json.dumps(data["context"]["messages"]))
+
+
+def test_render_md_writes_default_name(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = sample_files()[0]
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(cli, ["render", str(src), "--format", "md"]).exit_code == 0
+    assert (tmp_path / (src.stem + ".md")).read_text().startswith("# ")
