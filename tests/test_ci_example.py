@@ -24,13 +24,14 @@ def github_step_lines() -> list[str]:
     return lines
 
 
-def test_readme_ci_step_runs(tmp_path: Path) -> None:
-    lines = github_step_lines()
-    assert any(line.startswith("piexport render") for line in lines)
-    script = "\n".join(line for line in lines if not line.startswith("python3 -m pip install"))
+def run_step(tmp_path: Path, sample: str) -> subprocess.CompletedProcess[str]:
+    """The step's lines (less the install: this test run's piexport is on PATH)."""
+    script = "\n".join(
+        line for line in github_step_lines() if not line.startswith("python3 -m pip install")
+    )
     sessions = tmp_path / ".pi-sessions"
     sessions.mkdir()
-    src = next(p for p in sample_files() if "01955f7c" in p.name)  # ends well: --fail-on passes
+    src = next(p for p in sample_files() if sample in p.name)
     shutil.copy(src, sessions / src.name)
     env = {
         **os.environ,
@@ -40,13 +41,18 @@ def test_readme_ci_step_runs(tmp_path: Path) -> None:
         "GITHUB_RUN_ID": "7",
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
     }
-    result = subprocess.run(
+    return subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script],
         cwd=tmp_path,
         env=env,
         capture_output=True,
         text=True,
     )
+
+
+def test_readme_ci_step_runs(tmp_path: Path) -> None:
+    assert any(line.startswith("piexport render") for line in github_step_lines())
+    result = run_step(tmp_path, "01955f7c")  # ends well: --fail-on passes
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "transcript.html").stat().st_size > 10_000
     summary = (tmp_path / "summary.md").read_text()
@@ -58,27 +64,6 @@ def test_readme_ci_step_runs(tmp_path: Path) -> None:
 
 
 def test_readme_ci_step_fails_the_job_on_an_error_turn(tmp_path: Path) -> None:
-    script = "\n".join(
-        line for line in github_step_lines() if not line.startswith("python3 -m pip install")
-    )
-    sessions = tmp_path / ".pi-sessions"
-    sessions.mkdir()
-    src = next(p for p in sample_files() if "0196ec1e" in p.name)  # has an error turn
-    shutil.copy(src, sessions / src.name)
-    env = {
-        **os.environ,
-        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
-        "GITHUB_SERVER_URL": "x",
-        "GITHUB_REPOSITORY": "o/r",
-        "GITHUB_RUN_ID": "1",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-    }
-    result = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", script],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    result = run_step(tmp_path, "0196ec1e")  # has an error turn
     assert result.returncode == 1
     assert (tmp_path / "transcript.html").is_file()  # the page is still there for the artifact
