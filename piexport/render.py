@@ -28,6 +28,8 @@ from .tree import timestamp_ms
 from .view import Image, SessionView, check_image, diff_rows, dom_id, split_notice
 
 PREVIEW_LINES = 20
+MAX_BLOCK_CHARS = 2_000_000
+"""One tool output or file shown on a page is cut here, with a notice: pages must open."""
 MAX_PAGE_IMAGE_BYTES = 50 * 1024 * 1024
 """Images past this total on one page become placeholders (each is capped at 5 MB too)."""
 
@@ -85,6 +87,10 @@ def _cost(v: Any) -> str:
     )
 
 
+def _cap(text: str) -> str:
+    return text[:MAX_BLOCK_CHARS]
+
+
 def _lines(text: str) -> int:
     return text.count("\n") + 1 if text else 0
 
@@ -109,6 +115,7 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "lines": _lines,
     "head": _head,
     "tail": _tail,
+    "cap": _cap,
     "dom_id": dom_id,
     "text_of": content_text,
 }
@@ -160,11 +167,14 @@ def render_session(view: SessionView, options: Any = None) -> str:
     budget = HighlightBudget(getattr(options, "highlight_seconds", 3.0))
 
     def code(text: Any, lang: str = "", path: str | None = None) -> Markup:
-        return Markup(
-            highlight_block(
-                text if isinstance(text, str) else str(text), lang, path=path, budget=budget
+        full = text if isinstance(text, str) else str(text)
+        html = highlight_block(full[:MAX_BLOCK_CHARS], lang, path=path, budget=budget)
+        if len(full) > MAX_BLOCK_CHARS:
+            html += (
+                f'<p class="notice cut">{len(full) - MAX_BLOCK_CHARS} more characters are not '
+                "shown on this page (the session file has them all).</p>"
             )
-        )
+        return Markup(html)
 
     images_left = [MAX_PAGE_IMAGE_BYTES]
 

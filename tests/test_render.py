@@ -348,3 +348,51 @@ def test_images_are_checked_and_capped(
     assert any("do not match" in p for p in problems) and any(
         "invalid base64" in p for p in problems
     )
+
+
+def test_giant_output_is_cut_with_a_notice(
+    make_session: MakeSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import piexport.render as render_mod
+
+    monkeypatch.setattr(render_mod, "MAX_BLOCK_CHARS", 1000)
+    big = "line\n" * 1000
+    path = make_session(
+        [
+            msg(
+                "a1",
+                None,
+                "assistant",
+                [
+                    {
+                        "type": "toolCall",
+                        "id": "t1",
+                        "name": "bash",
+                        "arguments": {"command": "yes"},
+                    },
+                    {
+                        "type": "toolCall",
+                        "id": "t2",
+                        "name": "write",
+                        "arguments": {"path": "a.py", "content": big},
+                    },
+                ],
+                1,
+            ),
+            msg(
+                "r1",
+                "a1",
+                "toolResult",
+                [{"type": "text", "text": big}],
+                2,
+                toolCallId="t1",
+                toolName="bash",
+            ),
+        ]
+    )
+    soup = static_checks(render(path))
+    notes = [n.get_text() for n in soup.select(".notice.cut")]
+    assert (
+        notes
+        == ["4000 more characters are not shown on this page (the session file has them all)."] * 2
+    )
