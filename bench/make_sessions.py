@@ -1,0 +1,257 @@
+"""Deterministic synthetic pi sessions with a realistic mix, for the benchmark.
+
+User and assistant turns, thinking with long signatures, every built-in tool with realistic
+output sizes (read 5-50 KB, bash up to 50 KB with ANSI colour, edit diffs), branches,
+compactions, labels and an occasional image. Same seed, same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import struct
+import zlib
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import orjson
+
+WORDS = [
+    "the",
+    "cart",
+    "total",
+    "coupon",
+    "checkout",
+    "function",
+    "test",
+    "module",
+    "import",
+    "value",
+    "error",
+    "request",
+    "handler",
+    "service",
+    "model",
+    "update",
+    "config",
+    "build",
+    "release",
+    "parser",
+    "token",
+    "cache",
+    "session",
+]
+
+
+def _png(seed: int) -> str:
+    w = h = 32
+    raw = b"".join(b"\x00" + bytes([seed % 256, 80, 160]) * w for _ in range(h))
+
+    def chunk(t: bytes, d: bytes) -> bytes:
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+
+    data = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
+    return base64.b64encode(data).decode()
+
+
+class Writer:
+    def __init__(self, rng: random.Random, start: datetime) -> None:
+        self.rng, self.t, self.n = rng, start, 0
+        self.lines: list[bytes] = []
+        self.ids: list[str] = []
+
+    def words(self, n: int) -> str:
+        return " ".join(self.rng.choice(WORDS) for _ in range(n))
+
+    def add(self, parent: str | None, etype: str, **fields: object) -> str:
+        self.n += 1
+        self.t += timedelta(seconds=self.rng.randint(1, 20))
+        eid = f"{self.n:08x}"
+        stamp = self.t.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        self.lines.append(
+            orjson.dumps(
+                {"type": etype, "id": eid, "parentId": parent, "timestamp": stamp, **fields}
+            )
+        )
+        self.ids.append(eid)
+        return eid
+
+    def ms(self) -> int:
+        return int(self.t.timestamp() * 1000)
+
+
+def _code(rng: random.Random, size: int) -> str:
+    lines, total = [], 0
+    while total < size:
+        line = f"    def {rng.choice(WORDS)}_{rng.randint(0, 999)}(self, value): return value * {rng.randint(1, 9)}"
+        lines.append(line)
+        total += len(line) + 1
+    return "\n".join(lines)
+
+
+def _bash(rng: random.Random, size: int) -> str:
+    lines, total, i = [], 0, 0
+    while total < size:
+        i += 1
+        color = rng.choice(["\x1b[32m", "\x1b[31m", "\x1b[33m", "\x1b[2m", ""])
+        line = f"{color}[{i:05d}]\x1b[0m compiling {rng.choice(WORDS)}_{rng.randint(0, 99)} v0.{rng.randint(0, 9)}.0"
+        lines.append(line)
+        total += len(line) + 1
+    return "\n".join(lines)
+
+
+def make_session(entries: int, seed: int = 1, cwd: str = "/home/bench/project") -> bytes:
+    """About ``entries`` entries: turns of user → assistant (tools) → results, with forks."""
+    rng = random.Random(seed)
+    start = datetime(2025, 6, 1, 9, 0, tzinfo=timezone.utc)
+    w = Writer(rng, start)
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": f"0197{seed:04x}-0000-7000-8000-{seed:012x}",
+        "timestamp": start.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        "cwd": cwd,
+    }
+    leaf: str | None = w.add(
+        None, "model_change", provider="anthropic", modelId="claude-sonnet-4-5"
+    )
+    turn = 0
+    while w.n < entries:
+        turn += 1
+        if turn % 40 == 0 and len(w.ids) > 30:  # fork from an earlier point
+            leaf = w.ids[-rng.randint(5, 25)]
+            leaf = w.add(leaf, "branch_summary", fromId=w.ids[-1], summary=w.words(40))
+        if turn % 150 == 0:
+            leaf = w.add(
+                leaf,
+                "compaction",
+                summary="## Goal\n" + w.words(120),
+                firstKeptEntryId=w.ids[-10],
+                tokensBefore=rng.randint(80_000, 180_000),
+                details={
+                    "readFiles": [f"src/{x}.py" for x in WORDS[:5]],
+                    "modifiedFiles": ["src/cart.py"],
+                },
+            )
+        if turn % 60 == 0:
+            w.add(leaf, "label", targetId=leaf, label=f"checkpoint-{turn}")
+        content: object = w.words(rng.randint(8, 60))
+        if turn % 97 == 0:
+            content = [
+                {"type": "text", "text": w.words(10)},
+                {"type": "image", "mimeType": "image/png", "data": _png(turn)},
+            ]
+        leaf = w.add(
+            leaf, "message", message={"role": "user", "content": content, "timestamp": w.ms()}
+        )
+        for _step in range(rng.randint(1, 4)):
+            tool = rng.choice(
+                ["read", "read", "bash", "bash", "edit", "write", "grep", "find", "ls"]
+            )
+            cid = f"toolu_{w.n:010d}"
+            args: dict[str, object] = {"path": f"/home/bench/project/src/{rng.choice(WORDS)}.py"}
+            if tool == "bash":
+                args = {"command": f"python -m pytest -q tests/test_{rng.choice(WORDS)}.py"}
+            elif tool == "edit":
+                args["edits"] = [{"oldText": w.words(6), "newText": w.words(7)}]
+            elif tool == "write":
+                args["content"] = _code(rng, rng.randint(500, 4000))
+            blocks = [
+                {
+                    "type": "thinking",
+                    "thinking": w.words(rng.randint(20, 120)),
+                    "thinkingSignature": base64.b64encode(rng.randbytes(600)).decode(),
+                },
+                {"type": "text", "text": w.words(rng.randint(10, 80))},
+                {"type": "toolCall", "id": cid, "name": tool, "arguments": args},
+            ]
+            usage = {
+                "input": rng.randint(2000, 90000),
+                "output": rng.randint(50, 2000),
+                "cacheRead": rng.randint(0, 80000),
+                "cacheWrite": 0,
+                "totalTokens": 0,
+                "cost": {"total": round(rng.random() / 10, 6)},
+            }
+            leaf = w.add(
+                leaf,
+                "message",
+                message={
+                    "role": "assistant",
+                    "content": blocks,
+                    "api": "anthropic-messages",
+                    "provider": "anthropic",
+                    "model": "claude-sonnet-4-5",
+                    "usage": usage,
+                    "stopReason": "toolUse",
+                    "timestamp": w.ms(),
+                },
+            )
+            details: dict[str, object] | None = None
+            if tool == "read":
+                out = _code(rng, rng.randint(5_000, 50_000))
+            elif tool == "bash":
+                out = _bash(rng, rng.choice([300, 2_000, 10_000, 50_000]))
+            elif tool == "edit":
+                n = rng.randint(10, 400)
+                out = f"Successfully replaced 1 block(s) in {args['path']}."
+                details = {
+                    "diff": f" {n - 1} {w.words(5)}\n-{n} {w.words(6)}\n+{n} {w.words(7)}\n {n + 1} {w.words(4)}",
+                    "firstChangedLine": n,
+                }
+            elif tool == "grep":
+                out = "\n".join(
+                    f"src/{rng.choice(WORDS)}.py:{rng.randint(1, 500)}: {w.words(8)}"
+                    for _ in range(rng.randint(0, 40))
+                )
+            else:
+                out = "\n".join(
+                    f"src/{rng.choice(WORDS)}_{i}.py" for i in range(rng.randint(3, 60))
+                )
+            result: dict[str, object] = {
+                "role": "toolResult",
+                "toolCallId": cid,
+                "toolName": tool,
+                "content": [{"type": "text", "text": out}],
+                "isError": rng.random() < 0.05,
+                "timestamp": w.ms(),
+            }
+            if details:
+                result["details"] = details
+            leaf = w.add(leaf, "message", message=result)
+        leaf = w.add(
+            leaf,
+            "message",
+            message={
+                "role": "assistant",
+                "content": [{"type": "text", "text": w.words(rng.randint(20, 200))}],
+                "provider": "anthropic",
+                "model": "claude-sonnet-4-5",
+                "stopReason": "stop",
+                "usage": {
+                    "input": 1000,
+                    "output": 100,
+                    "cacheRead": 0,
+                    "cacheWrite": 0,
+                    "totalTokens": 1100,
+                    "cost": {"total": 0.01},
+                },
+                "timestamp": w.ms(),
+            },
+        )
+    return orjson.dumps(header) + b"\n" + b"\n".join(w.lines) + b"\n"
+
+
+def make_archive(root: Path, sessions: int = 500, projects: int = 20) -> None:
+    """pi's layout: ``--<cwd>--/<timestamp>_<uuid>.jsonl``, small sessions, many projects."""
+    for i in range(sessions):
+        cwd = f"/home/bench/project-{i % projects:02d}"
+        folder = root / ("--" + cwd.lstrip("/").replace("/", "-") + "--")
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"2025-06-{1 + i % 28:02d}T09-00-00-000Z_0197{i:04x}-0000-7000-8000-{i:012x}.jsonl"
+        (folder / name).write_bytes(make_session(60 + (i * 37) % 400, seed=1000 + i, cwd=cwd))

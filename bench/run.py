@@ -1,0 +1,162 @@
+"""piexport benchmark: prints figures, asserts nothing (targets live in the notes, not in tests).
+
+    .venv/bin/python bench/run.py [--sizes 2000 20000 100000] [--pi PATH] [--no-browser]
+
+Per session size: export wall time, MB/s, peak RSS of the exporting process, page size, and
+the time Debian's Chromium needs until the page is usable (load event plus two animation
+frames) with its DOM node count. Then a 500-session archive: first site build and a
+no-change rebuild. With --pi (the folder of an installed @mariozechner/pi-coding-agent), pi's
+own `--export` runs on the same files, so ratios come from one run. Inputs are generated
+deterministically into bench/.cache (reused between runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CACHE = HERE / ".cache"
+sys.path.insert(0, str(HERE))
+
+from make_sessions import make_archive, make_session  # noqa: E402
+
+EXPORT = """
+import json, resource, sys, time
+from pathlib import Path
+t = time.perf_counter()
+from piexport.export import export_session
+export_session(Path(sys.argv[1]), Path(sys.argv[2]))
+print(json.dumps({"seconds": time.perf_counter() - t,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def session_file(entries: int) -> Path:
+    path = CACHE / f"session-{entries}.jsonl"
+    if not path.exists():
+        CACHE.mkdir(exist_ok=True)
+        path.write_bytes(make_session(entries, seed=entries))
+    return path
+
+
+def export(src: Path, out: Path) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", EXPORT, str(src), str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def pi_export(pi: Path, src: Path, out: Path) -> dict[str, float]:
+    copy = out.with_suffix(".input.jsonl")  # pi may rewrite its input: give it a copy
+    shutil.copy(src, copy)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [
+            "/usr/bin/time",
+            "-f",
+            "%M",
+            "node",
+            str(pi / "dist" / "cli.js"),
+            "--export",
+            str(copy),
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - start
+    rss = (
+        float(done.stderr.strip().splitlines()[-1]) / 1024 if done.returncode == 0 else float("nan")
+    )
+    return {"seconds": seconds, "rss_mb": rss}
+
+
+def open_in_chromium(page: Path) -> dict[str, float]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        tab = browser.new_page(viewport={"width": 1280, "height": 900})
+        start = time.perf_counter()
+        tab.goto(page.as_uri(), wait_until="load", timeout=600_000)
+        tab.evaluate(
+            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
+        seconds = time.perf_counter() - start
+        nodes = tab.evaluate("document.getElementsByTagName('*').length")
+        browser.close()
+    return {"open_s": seconds, "dom_nodes": nodes}
+
+
+def timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=False, capture_output=True)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000, 100000])
+    parser.add_argument("--pi", type=Path, help="folder of @mariozechner/pi-coding-agent")
+    parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--no-archive", action="store_true")
+    args = parser.parse_args()
+    out_dir = CACHE / "out"
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    print(
+        f"{'case':<22}{'input MB':>9}{'export s':>9}{'MB/s':>7}{'peak MB':>9}{'page MB':>9}{'open s':>8}{'DOM nodes':>11}"
+    )
+    for size in args.sizes:
+        src = session_file(size)
+        mb = src.stat().st_size / 1e6
+        tools = [("piexport", lambda s, o: export(s, o))]
+        if args.pi:
+            tools.append(("pi --export", lambda s, o: pi_export(args.pi, s, o)))
+        for name, run in tools:
+            page = out_dir / f"{name.split()[0]}-{size}.html"
+            r = run(src, page)
+            opened = {"open_s": float("nan"), "dom_nodes": 0}
+            if not args.no_browser and page.exists():
+                opened = open_in_chromium(page)
+            page_mb = page.stat().st_size / 1e6 if page.exists() else float("nan")
+            print(
+                f"{name + ' ' + str(size):<22}{mb:>9.1f}{r['seconds']:>9.2f}{mb / r['seconds']:>7.1f}"
+                f"{r['rss_mb']:>9.0f}{page_mb:>9.1f}{opened['open_s']:>8.2f}{opened['dom_nodes']:>11}"
+            )
+
+    if not args.no_archive:
+        root = CACHE / "archive"
+        if not root.exists():
+            make_archive(root)
+        site = out_dir / "site"
+        shutil.rmtree(site, ignore_errors=True)
+        cli = [sys.executable, "-m", "piexport", "site", str(root), "-o", str(site), "-q"]
+        first = timed(cli)
+        again = timed(cli)
+        startup = timed([sys.executable, "-c", "import piexport.cli"])
+        print(
+            f"archive 500 sessions / 20 projects: first build {first:.2f} s, no-change rebuild "
+            f"{again:.2f} s (interpreter + import alone {startup:.2f} s)"
+        )
+
+
+if __name__ == "__main__":
+    main()
