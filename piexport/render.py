@@ -28,6 +28,8 @@ from .tree import timestamp_ms
 from .view import Image, SessionView, check_image, diff_rows, dom_id, split_notice
 
 PREVIEW_LINES = 20
+MAX_PAGE_TEXT_CHARS = 200_000_000
+"""All tool output and file text on one page; past it, blocks show a notice instead."""
 MAX_BLOCK_CHARS = 2_000_000
 """One tool output or file shown on a page is cut here, with a notice: pages must open."""
 MAX_PAGE_IMAGE_BYTES = 50 * 1024 * 1024
@@ -87,10 +89,6 @@ def _cost(v: Any) -> str:
     )
 
 
-def _cap(text: str) -> str:
-    return text[:MAX_BLOCK_CHARS]
-
-
 def _lines(text: str) -> int:
     return text.count("\n") + 1 if text else 0
 
@@ -115,7 +113,6 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "lines": _lines,
     "head": _head,
     "tail": _tail,
-    "cap": _cap,
     "dom_id": dom_id,
     "text_of": content_text,
 }
@@ -162,19 +159,34 @@ def _page(template: str, **variables: Any) -> str:
     )
 
 
+def cut_notice(missing: int) -> Markup:
+    """Says how much of a block the page left out (a number, never content)."""
+    if missing <= 0:
+        return Markup("")
+    return Markup(
+        f'<p class="notice cut">{int(missing)} more characters are not shown on this page '
+        "(the session file has them all).</p>"
+    )
+
+
 def render_session(view: SessionView, options: Any = None) -> str:
     """The whole session page as a string; no I/O, same input → same bytes."""
     budget = HighlightBudget(getattr(options, "highlight_seconds", 3.0))
 
+    text_left = [MAX_PAGE_TEXT_CHARS]
+
+    def cap(text: Any) -> str:
+        """The part of one block this page shows: within the block and the page budgets."""
+        full = text if isinstance(text, str) else str(text)
+        shown = full[: max(0, min(MAX_BLOCK_CHARS, text_left[0]))]
+        text_left[0] -= len(shown)
+        return shown
+
     def code(text: Any, lang: str = "", path: str | None = None) -> Markup:
         full = text if isinstance(text, str) else str(text)
-        html = highlight_block(full[:MAX_BLOCK_CHARS], lang, path=path, budget=budget)
-        if len(full) > MAX_BLOCK_CHARS:
-            html += (
-                f'<p class="notice cut">{len(full) - MAX_BLOCK_CHARS} more characters are not '
-                "shown on this page (the session file has them all).</p>"
-            )
-        return Markup(html)
+        shown = cap(full)
+        html = highlight_block(shown, lang, path=path, budget=budget)
+        return Markup(html) + cut_notice(len(full) - len(shown))
 
     images_left = [MAX_PAGE_IMAGE_BYTES]
 
@@ -192,6 +204,8 @@ def render_session(view: SessionView, options: Any = None) -> str:
         v=view,
         s=view.session,
         code=code,
+        cap=cap,
+        cut_notice=cut_notice,
         image=image,
         file_stats=view.file_figures,
         path_stats=view.path_figures,

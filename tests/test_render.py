@@ -396,3 +396,54 @@ def test_giant_output_is_cut_with_a_notice(
         notes
         == ["4000 more characters are not shown on this page (the session file has them all)."] * 2
     )
+
+
+def test_page_text_budget_cuts_later_blocks(
+    make_session: MakeSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import piexport.render as render_mod
+
+    monkeypatch.setattr(render_mod, "MAX_PAGE_TEXT_CHARS", 1500)
+    out = "x" * 1000
+    path = make_session(
+        [
+            msg(
+                "a1",
+                None,
+                "assistant",
+                [
+                    {
+                        "type": "toolCall",
+                        "id": f"t{i}",
+                        "name": "bash",
+                        "arguments": {"command": "c"},
+                    }
+                    for i in range(3)
+                ],
+                1,
+            ),
+            *[
+                msg(
+                    f"r{i}",
+                    "a1" if i == 0 else f"r{i - 1}",
+                    "toolResult",
+                    [{"type": "text", "text": out}],
+                    2 + i,
+                    toolCallId=f"t{i}",
+                    toolName="bash",
+                )
+                for i in range(3)
+            ],
+        ]
+    )
+    soup = static_checks(render(path))
+    missing = [int(n.get_text().split()[0]) for n in soup.select(".notice.cut")]
+    # three 1-character commands and three 1,000-character outputs against a 1,500 budget
+    assert sum(missing) == 3 + 3000 - 1500 and missing[-1] == 1000
+
+
+def test_templates_never_mark_content_safe() -> None:
+    from .conftest import REPO
+
+    for template in (REPO / "templates").rglob("*.j2"):
+        assert "|safe" not in template.read_text().replace(" ", ""), template
