@@ -254,4 +254,6 @@ def make_archive(root: Path, sessions: int = 500, projects: int = 20) -> None:
         folder = root / ("--" + cwd.lstrip("/").replace("/", "-") + "--")
         folder.mkdir(parents=True, exist_ok=True)
         name = f"2025-06-{1 + i % 28:02d}T09-00-00-000Z_0197{i:04x}-0000-7000-8000-{i:012x}.jsonl"
-        (folder / name).write_bytes(make_session(60 + (i * 37) % 400, seed=1000 + i, cwd=cwd))
+        # mostly short sessions, a few long ones, as a real archive has
+        entries = 400 if i % 50 == 0 else 20 + (i * 37) % 100
+        (folder / name).write_bytes(make_session(entries, seed=1000 + i, cwd=cwd))

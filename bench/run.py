@@ -107,13 +107,15 @@ def open_in_chromium(page: Path) -> dict[str, float]:
 
 def timed(cmd: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, check=False, capture_output=True)
+    done = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    if done.returncode != 0:  # a figure from a failed run would be a lie
+        sys.exit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
     return time.perf_counter() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000, 100000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[2000, 20000, 100000])
     parser.add_argument("--pi", type=Path, help="folder of @mariozechner/pi-coding-agent")
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--no-archive", action="store_true")
