@@ -39,9 +39,9 @@ def local_links(page: Path) -> list[Path]:
 def test_site_from_samples_has_every_page_and_links_resolve(archive: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     report = build_site(archive, out, jobs=2)
-    assert report.rendered == 7 and not report.failed and report.projects == 4
+    assert report.rendered == 9 and not report.failed and report.projects == 4
     pages = sorted(out.rglob("*.html"))
-    assert len(pages) == 7 + 4 + 1
+    assert len(pages) == 9 + 4 + 1
     for page in pages:
         static_checks(page.read_text(encoding="utf-8"))
         for target in local_links(page):
@@ -58,14 +58,14 @@ def test_second_run_renders_nothing_and_touch_rerenders_one(archive: Path, tmp_p
     out = tmp_path / "site"
     build_site(archive, out, jobs=1)
     again = build_site(archive, out, jobs=1)
-    assert (again.rendered, again.unchanged) == (0, 7)
+    assert (again.rendered, again.unchanged) == (0, 9)
     victim = next(archive.rglob("*0196ec1e*.jsonl"))
     st = victim.stat()
     os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000_000))
     third = build_site(archive, out, jobs=1)
-    assert (third.rendered, third.unchanged) == (1, 6)
+    assert (third.rendered, third.unchanged) == (1, 8)
     forced = build_site(archive, out, jobs=1, force=True)
-    assert forced.rendered == 7
+    assert forced.rendered == 9
 
 
 def test_deleted_session_loses_its_page(archive: Path, tmp_path: Path) -> None:
@@ -88,7 +88,7 @@ def test_broken_session_is_listed_and_the_rest_built(
     result = runner.invoke(cli, ["site", str(archive), "-o", str(out), "-j", "1"])
     assert result.exit_code == 1
     assert "no session entries found" in result.stderr
-    assert "7 rendered" in result.stderr and "1 failed" in result.stderr
+    assert "9 rendered" in result.stderr and "1 failed" in result.stderr
     listed = [p for p in out.glob("*/index.html") if "broken" in p.read_text()]
     assert len(listed) == 1 and "failed:" in listed[0].read_text()
 
@@ -148,6 +148,6 @@ def test_since_and_until_choose_sessions(archive: Path, tmp_path: Path) -> None:
     stamp = time.mktime((2020, 1, 1, 0, 0, 0, 0, 0, -1))
     os.utime(old, (stamp, stamp))
     report = build_site(archive, tmp_path / "b", jobs=1, since="2021-01-01")
-    assert report.sessions == 6
+    assert report.sessions == 8
     with pytest.raises(InputError, match="not a date"):
         build_site(archive, tmp_path / "c", jobs=1, since="last tuesday")
