@@ -93,6 +93,8 @@ class SessionView:
     on_path: set[str]
     out_of_context: dict[str, str]
     """Entry id → id of the compaction that summarised it away."""
+    left_leaves: dict[str, str]
+    """branch_summary id → the entry the user left (where the summarised branch ended)."""
     path_figures: Figures
     file_figures: Figures
     thinking_level: str
@@ -142,6 +144,7 @@ def build_view(
         paired_results=paired,
         on_path=on_path,
         out_of_context=_out_of_context(session),
+        left_leaves=_left_leaves(session),
         path_figures=path_figures(session),
         file_figures=file_figures(session),
         thinking_level=str(build_session_context(session).get("thinkingLevel", "off")),
@@ -185,6 +188,24 @@ def _events(session: Session) -> list[Event]:
         else:
             events.append(Event("close", session.by_id[node]))
     return events
+
+
+def _left_leaves(session: Session) -> dict[str, str]:
+    """Where each branch summary's abandoned branch ended.
+
+    pi writes a summary as it navigates away: its ``fromId`` is the entry navigated *to*
+    (the summary's parent), and the entry just before it in the file is where the user
+    was. That entry is the end of the summarised branch unless it is an ancestor.
+    """
+    found: dict[str, str] = {}
+    entries = session.entries
+    for i, e in enumerate(entries):
+        if e.type != "branch_summary" or i == 0:
+            continue
+        before = entries[i - 1].id
+        if before not in session.tree.path_to(e.id):
+            found[e.id] = before
+    return found
 
 
 def _count_leaves(session: Session, start: str) -> int:

@@ -447,3 +447,26 @@ def test_templates_never_mark_content_safe() -> None:
 
     for template in (REPO / "templates").rglob("*.j2"):
         assert "|safe" not in template.read_text().replace(" ", ""), template
+
+
+def test_branch_summary_links_to_the_branch_it_summarises(make_session: MakeSession) -> None:
+    # pi's order: work on a branch, navigate back to u1 (fromId = u1 = parent), summary appended
+    path = make_session(
+        [
+            msg("u1", None, "user", "start", 1),
+            msg("a1", "u1", "assistant", [{"type": "text", "text": "abandoned work"}], 2),
+            {
+                "type": "branch_summary",
+                "id": "b1",
+                "parentId": "u1",
+                "timestamp": ts(3),
+                "fromId": "u1",
+                "summary": "tried X",
+            },
+            msg("u2", "b1", "user", "try Y", 4),
+        ]
+    )
+    soup = BeautifulSoup(render(path), "html.parser")
+    marker = soup.select_one(f"#{dom_id('b1')}")
+    hrefs = [a["href"] for a in marker.select("p a")]
+    assert hrefs == [f"#{dom_id('a1')}", f"#{dom_id('u1')}"]
