@@ -6,19 +6,25 @@ __version__ = "0.1.0"
 
 from .context import build_session_context
 from .errors import InputError, OutputError, PiexportError
+from .export import ExportResult, RenderOptions, export_session
 from .loader import load_session
 from .model import Diagnostic, Entry, Session, SessionHeader, Tree
+from .render import render_session
 
 __all__ = [
     "Diagnostic",
     "Entry",
+    "ExportResult",
     "InputError",
     "OutputError",
     "PiexportError",
+    "RenderOptions",
     "Session",
     "SessionHeader",
     "Tree",
     "__version__",
     "build_session_context",
+    "export_session",
     "load_session",
+    "render_session",
 ]

@@ -12,7 +12,7 @@ import click
 from . import __version__
 from .context import build_session_context
 from .errors import InputError, PiexportError
-from .export import export_session
+from .export import RenderOptions, export_session
 from .formats import session_json, session_markdown
 from .jsonutil import dumps
 from .loader import load_session
@@ -22,7 +22,6 @@ from .output import write_atomic
 from .render import render_session
 from .site import build_site, default_sessions_root, discover
 from .summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
-from .view import build_view
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -231,10 +230,12 @@ def render_command(file: str, out: Path | None, fmt: str, open_page: bool, stric
     """Write one self-contained HTML page for one session (FILE may be - for stdin)."""
     if out is None:
         out = Path(("session" if file == "-" else Path(file).stem) + "." + fmt)
+    # pages written side by side: a fork links to its parent's page by file name
+    options = RenderOptions(link_parent_by_name=True)
     if fmt == "html" and str(out) != "-":
         source: Any = sys.stdin.buffer if file == "-" else Path(file)
         try:
-            result = export_session(source, out, name="<stdin>" if file == "-" else None)
+            result = export_session(source, out, options, name="<stdin>" if file == "-" else None)
         except InputError as exc:
             raise Failure(str(exc)) from exc
         except PiexportError as exc:
@@ -243,7 +244,7 @@ def render_command(file: str, out: Path | None, fmt: str, open_page: bool, stric
     else:
         session = _load(file)
         if fmt == "html":
-            text = render_session(build_view(session))
+            text = render_session(session, options)
         else:
             text = session_markdown(session) if fmt == "md" else session_json(session)
         if str(out) == "-":

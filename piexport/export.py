@@ -9,20 +9,16 @@ from typing import IO
 from .loader import load_session
 from .model import Session
 from .output import write_atomic
-from .render import render_session
+from .render import RenderOptions, render_session
 from .view import build_view
 
-
-@dataclass(frozen=True, slots=True)
-class RenderOptions:
-    """Choices that change the page; part of the site's fingerprint."""
-
-    highlight_seconds: float = 3.0
-    """Time Pygments may spend per page before the rest is plain escaped text."""
+__all__ = ["ExportResult", "RenderOptions", "export_session"]
 
 
 @dataclass(frozen=True, slots=True)
 class ExportResult:
+    """What one export produced: the page written and the session (with its diagnostics)."""
+
     out: Path
     session: Session
 
@@ -30,13 +26,17 @@ class ExportResult:
 def export_session(
     source: Path | IO[bytes],
     out: Path,
-    *,
     options: RenderOptions | None = None,
+    *,
     parent_href: str | None = None,
     forks: list[tuple[str, str]] | None = None,
     name: str | None = None,
 ) -> ExportResult:
-    """Load, shape and render one session file, then write its page atomically."""
+    """Load, shape and render one session file, then write its page atomically.
+
+    Raises ``InputError`` for a file with no usable entries and ``OutputError`` when the
+    page cannot be written; problems inside the file are diagnostics on the result.
+    """
     session = load_session(source, name=name)
     view = build_view(session, parent_href=parent_href, forks=forks)
     html = render_session(view, options or RenderOptions())

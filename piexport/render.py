@@ -8,9 +8,12 @@ this module hashes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 import orjson
@@ -18,16 +21,32 @@ from markupsafe import Markup, escape
 
 from . import __version__
 from .ansi import ansi_to_html
-from .assets import asset_dir, csp_hash, read_static
-from .highlight import HighlightBudget, highlight_block, style_css
+from .assets import Image, asset_dir, check_image, csp_hash, read_static
+from .highlight import (
+    HighlightBudget,
+    highlight_block,
+    highlight_code,
+    lexer_by_name,
+    lexer_for_path,
+    style_css,
+)
 from .markdown import render_markdown
-from .model import JSON, content_text
+from .model import JSON, Session, content_text
 from .outline import tool_call_summary
 from .textsafe import reveal_controls
 from .tree import timestamp_ms
-from .view import Image, SessionView, check_image, diff_rows, dom_id, split_notice
+from .view import (
+    SessionView,
+    build_view,
+    diff_rows,
+    dom_id,
+    grep_groups,
+    split_exit,
+    split_notice,
+)
 
 PREVIEW_LINES = 20
+"""Longer outputs and files show this many lines and expand in place."""
 MAX_PAGE_TEXT_CHARS = 200_000_000
 """All tool output and file text on one page; past it, blocks show a notice instead."""
 MAX_BLOCK_CHARS = 2_000_000
@@ -118,6 +137,25 @@ FILTERS: dict[str, Callable[..., Any]] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class RenderOptions:
+    """Choices that change the page; part of the site's fingerprint."""
+
+    highlight_seconds: float = 3.0
+    """Time Pygments may spend per page before the rest is plain escaped text."""
+    link_parent_by_name: bool = False
+    """Link a forked session's parent as ``./<parent file stem>.html``: right when pages
+    are written side by side, as ``piexport render`` does."""
+
+
+def sibling_href(path: str) -> str:
+    """``./<stem>.html`` for a session file path from content: the base name only, quoted, so
+    no scheme, folder or query can come through."""
+    name = PureWindowsPath(path).name if "\\" in path else PurePosixPath(path).name
+    stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else name
+    return "./" + quote(stem or "session", safe="") + ".html"
+
+
 @cache
 def make_env() -> jinja2.Environment:
     """The one Environment: autoescaped, and strict, so a typo in a template fails a test."""
@@ -132,6 +170,8 @@ def make_env() -> jinja2.Environment:
     env.globals.update(
         diff_rows=diff_rows,
         split_notice=split_notice,
+        split_exit=split_exit,
+        grep_groups=grep_groups,
         tool_call_summary=tool_call_summary,
         version=__version__,
     )
@@ -159,6 +199,20 @@ def _page(template: str, **variables: Any) -> str:
     )
 
 
+def numbered(lines: Sequence[str], start: Any = 1, limit: int | None = None) -> Markup:
+    """Code lines from ``code_lines`` (already escaped and highlighted) beside their numbers,
+    counted from ``start`` (a read's offset); built here, not in a template loop, because
+    files are long."""
+    first = start if isinstance(start, int) and not isinstance(start, bool) else 1
+    shown = lines[:limit] if limit is not None else lines
+    gutter = "".join(f"{first + i}\n" for i in range(len(shown)))
+    code = "".join(f"{line}\n" for line in shown)
+    return Markup(
+        f'<div class="code-with-lines"><pre class="gutter" aria-hidden="true">{gutter}</pre>'
+        f'<pre class="hl"><code>{code}</code></pre></div>'
+    )
+
+
 def cut_notice(missing: int) -> Markup:
     """Says how much of a block the page left out (a number, never content)."""
     if missing <= 0:
@@ -169,9 +223,19 @@ def cut_notice(missing: int) -> Markup:
     )
 
 
-def render_session(view: SessionView, options: Any = None) -> str:
+def render_session(session: Session | SessionView, options: RenderOptions | None = None) -> str:
     """The whole session page as a string; no I/O, same input → same bytes."""
-    budget = HighlightBudget(getattr(options, "highlight_seconds", 3.0))
+    options = options or RenderOptions()
+    view = session if isinstance(session, SessionView) else build_view(session)
+    header = view.session.header
+    if (
+        view.parent_href is None
+        and options.link_parent_by_name
+        and header
+        and header.parent_session
+    ):
+        view.parent_href = sibling_href(header.parent_session)
+    budget = HighlightBudget(options.highlight_seconds)
 
     text_left = [MAX_PAGE_TEXT_CHARS]
 
@@ -187,6 +251,19 @@ def render_session(view: SessionView, options: Any = None) -> str:
         shown = cap(full)
         html = highlight_block(shown, lang, path=path, budget=budget)
         return Markup(html) + cut_notice(len(full) - len(shown))
+
+    def code_lines(text: Any, lang: str = "", path: str | None = None) -> tuple[list[str], int]:
+        """Highlighted lines (for line numbers and previews) and how many characters were cut.
+
+        Pygments closes its spans at every line end, so each line is whole HTML."""
+        full = text if isinstance(text, str) else str(text)
+        shown = cap(full)
+        lexer = lexer_for_path(path) if path else lexer_by_name(lang)
+        html = highlight_code(shown, lexer, budget)
+        # as many lines as the text has (a final newline ends a line, it does not start one);
+        # lexers may add a newline of their own at the end
+        count = shown.count("\n") + (0 if shown.endswith("\n") else 1)
+        return html.split("\n")[: max(count, 1)], len(full) - len(shown)
 
     images_left = [MAX_PAGE_IMAGE_BYTES]
 
@@ -204,6 +281,8 @@ def render_session(view: SessionView, options: Any = None) -> str:
         v=view,
         s=view.session,
         code=code,
+        code_lines=code_lines,
+        numbered=numbered,
         cap=cap,
         cut_notice=cut_notice,
         image=image,

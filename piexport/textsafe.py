@@ -1,37 +1,40 @@
-"""Make invisible and direction-changing characters visible in escaped HTML.
+"""Make invisible and direction-changing characters visible, and keep control bytes out.
 
-Bidi overrides (Trojan Source) and zero-width characters let a shared page show code that
-is not the code that ran; raw control characters have no business in HTML at all. The
-markup inserted here comes from a fixed table, never from content.
+Bidi overrides (Trojan Source, CVE-2021-42574), zero-width and tag characters let a shared
+page show text that is not the text that ran; raw control characters have no business in
+HTML at all. Every replacement comes from the fixed tables below, never from content.
 """
 
 from __future__ import annotations
 
-_VISIBLE = {
-    **{
-        c: f'<span class="ctl" title="U+{c:04X}">⟪U+{c:04X}⟫</span>'
-        for c in [
-            *range(0x202A, 0x202F),
-            *range(0x2066, 0x206A),
-            0x200B,
-            0x200C,
-            0x200D,
-            0x2060,
-            0xFEFF,
-            0x200E,
-            0x200F,
-            0x061C,
-        ]
-    },
-    **{
-        c: f'<span class="ctl" title="U+{c:04X}">\\x{c:02x}</span>'
-        for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]
-    },
-    0xFFFE: '<span class="ctl">⟪U+FFFE⟫</span>',
-    0xFFFF: '<span class="ctl">⟪U+FFFF⟫</span>',
+_BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C]
+_INVISIBLE = [0x200B, 0x200C, 0x200D, 0x2060, *range(0x2061, 0x2065), 0xFEFF, 0xFFFE, 0xFFFF]
+_TAGS = list(range(0xE0000, 0xE0080))  # "ASCII smuggling": invisible copies of ASCII
+_CONTROLS = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
+"""C0 except tab, LF and CR; DEL; C1. CR is left to the caller (it means a line end)."""
+
+
+def _label(c: int) -> str:
+    return f"\\x{c:02x}" if c < 0xA0 else f"⟪U+{c:04X}⟫"
+
+
+HIDDEN = frozenset(chr(c) for c in [*_BIDI, *_INVISIBLE, *_TAGS, *_CONTROLS, 0x0D])
+"""Every character the tables below replace (CR included)."""
+_MARKUP = {
+    c: f'<span class="ctl" title="U+{c:04X}">{_label(c)}</span>'
+    for c in [*_BIDI, *_INVISIBLE, *_TAGS, *_CONTROLS, 0x0D]
 }
+_PLAIN = {c: _label(c) for c in [*_BIDI, *_INVISIBLE, *_TAGS, *_CONTROLS, 0x0D]}
 
 
 def reveal_controls(escaped_html: str) -> str:
-    """Replace hidden characters in already-escaped HTML with visible markers."""
-    return escaped_html.translate(_VISIBLE)
+    """Replace hidden characters in already-escaped HTML *text* with visible markers.
+
+    Never use it on a string that holds attribute values: the marker contains quotes.
+    """
+    return escaped_html.translate(_MARKUP)
+
+
+def plain_controls(text: str) -> str:
+    """The same markers as plain text, for attribute values and plain-text outputs."""
+    return text.translate(_PLAIN)

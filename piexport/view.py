@@ -7,27 +7,21 @@ straight down the page, and every other branch sits in a collapsed block where i
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal
 
 from .context import build_session_context
-from .model import JSON, Entry, Session
+from .model import Entry, Session
 from .outline import entry_summary, tool_calls_by_id
 from .stats import Figures, file_figures, path_figures
-from .tree import flatten
+from .tree import Row, flatten
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_.:~-]{1,64}$")
-IMAGE_MAGIC = {
-    "image/png": (b"\x89PNG\r\n\x1a\n",),
-    "image/jpeg": (b"\xff\xd8\xff",),
-    "image/gif": (b"GIF87a", b"GIF89a"),
-    "image/webp": (b"RIFF",),
-}
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
+MAX_INDENT = 10
+"""Navigator rows show at most this many levels of tree lines; deeper rows say how deep they
+are instead, so a tree branching thousands deep costs a line per row, not a page per row."""
 
 
 def dom_id(entry_id: str) -> str:
@@ -38,43 +32,31 @@ def dom_id(entry_id: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Image:
-    """An image block: a data URI when it passed every check, else why not."""
+class OutlineRow:
+    """One row of the navigator, laid out like pi's ``/tree``."""
 
-    mime: str
-    size: int
-    uri: str | None
-    problem: str | None
-
-
-def check_image(block: Any) -> Image:
-    """Only png/jpeg/gif/webp, strictly valid base64, bytes that match the type, capped."""
-    mime = block.get("mimeType") if isinstance(block, dict) else None
-    data = block.get("data") if isinstance(block, dict) else None
-    mime = mime if isinstance(mime, str) else "?"
-    if not isinstance(data, str):
-        return Image(mime[:60], 0, None, "no image data")
-    size = len(data) * 3 // 4
-    if mime not in IMAGE_MAGIC:
-        return Image(mime[:60], size, None, "type not shown")
-    if size > MAX_IMAGE_BYTES:
-        return Image(mime, size, None, "too large to embed")
-    try:
-        raw = base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        return Image(mime, size, None, "invalid base64")
-    if not raw.startswith(IMAGE_MAGIC[mime]) or (mime == "image/webp" and raw[8:12] != b"WEBP"):
-        return Image(mime, size, None, "bytes do not match the type")
-    return Image(mime, len(raw), f"data:{mime};base64,{data}", None)
+    id: str
+    dom: str
+    prefix: str
+    """Box-drawing characters that indent the row (only where the tree branches)."""
+    on_path: bool
+    """On the current path (root → the last entry in the file)."""
+    label: str | None
+    text: str
+    """One-line description: the same words ``piexport tree`` prints."""
+    leaf: bool
+    """The current leaf (the last entry in the file)."""
+    is_end: bool
+    """Any leaf: choosing it shows one whole path."""
 
 
 @dataclass(slots=True)
 class Event:
     """One step of the page: an entry, or the start/end of an alternative branch."""
 
-    kind: str
-    """"entry", "open" (a collapsed branch begins) or "close"."""
-    entry: Entry | None = None
+    kind: Literal["entry", "open", "close"]
+    """"open" starts a collapsed block holding another branch; "close" ends it."""
+    entry: Entry
     label: str = ""
 
 
@@ -85,14 +67,22 @@ class SessionView:
     session: Session
     title: str
     events: list[Event]
-    outline: list[JSON]
+    outline: list[OutlineRow]
+    bookmarks: list[OutlineRow]
+    """Labelled entries, in navigator order."""
     results: dict[str, Entry]
     """toolCall id → its toolResult entry."""
     paired_results: set[str]
     """Ids of toolResult entries shown next to their call."""
     on_path: set[str]
+    parent_dom: dict[str, str]
+    """Entry id → DOM id of its parent ("" for a root): the page's script walks paths with it."""
     out_of_context: dict[str, str]
-    """Entry id → id of the compaction that summarised it away."""
+    """Entry id → id of the first compaction that summarised it away (on any branch)."""
+    dimmed: set[str]
+    """Entries summarised away by a compaction on the current path."""
+    compaction_no: dict[str, int]
+    """Compaction entry id → 1, 2, … in file order."""
     left_leaves: dict[str, str]
     """branch_summary id → the entry the user left (where the summarised branch ended)."""
     path_figures: Figures
@@ -104,12 +94,17 @@ class SessionView:
     parent_href: str | None = None
     forks: list[tuple[str, str]] = field(default_factory=list)
 
+    @property
+    def leaf_dom(self) -> str:
+        leaf = self.session.tree.leaf_id
+        return dom_id(leaf) if leaf is not None else ""
+
 
 def build_view(
     session: Session, *, parent_href: str | None = None, forks: list[tuple[str, str]] | None = None
 ) -> SessionView:
+    """Shape a loaded session for the template; pure, and linear in the number of entries."""
     tree = session.tree
-    on_path = set(tree.path)
     results: dict[str, Entry] = {}
     for e in session.entries:
         msg = e.message
@@ -120,49 +115,63 @@ def build_view(
     calls = tool_calls_by_id(session)
     paired = {r.id for cid, r in results.items() if cid in calls}
     title = session.name or session.first_user_text() or "Untitled session"
-    outline: list[JSON] = []
-    for row in flatten(tree):
-        entry = session.by_id[row.id]
-        outline.append(
-            {
-                "id": row.id,
-                "dom": dom_id(row.id),
-                "prefix": row.prefix(),
-                "on_path": row.on_path,
-                "label": session.labels.get(row.id),
-                "text": entry_summary(entry, calls),
-                "kind": entry.role or entry.type,
-                "leaf": row.id == tree.leaf_id,
-            }
+    outline = [
+        OutlineRow(
+            id=row.id,
+            dom=dom_id(row.id),
+            prefix=_prefix(row),
+            on_path=row.on_path,
+            label=session.labels.get(row.id),
+            text=entry_summary(session.by_id[row.id], calls),
+            leaf=row.id == tree.leaf_id,
+            is_end=row.id not in tree.children,
         )
+        for row in flatten(tree)
+    ]
+    out_of_context, dimmed, numbers = _compactions(session)
     return SessionView(
         session=session,
         title=" ".join(title.split())[:200],
         events=_events(session),
         outline=outline,
+        bookmarks=[r for r in outline if r.label],
         results=results,
         paired_results=paired,
-        on_path=on_path,
-        out_of_context=_out_of_context(session),
+        on_path=set(tree.path),
+        parent_dom={
+            e.id: dom_id(p) if (p := tree.parent.get(e.id)) is not None else ""
+            for e in session.entries
+        },
+        out_of_context=out_of_context,
+        dimmed=dimmed,
+        compaction_no=numbers,
         left_leaves=_left_leaves(session),
         path_figures=path_figures(session),
         file_figures=file_figures(session),
         thinking_level=str(build_session_context(session).get("thinkingLevel", "off")),
-        summaries={r["id"]: r["text"] for r in outline},
+        summaries={r.id: r.text for r in outline},
         parent_href=parent_href,
         forks=forks or [],
     )
+
+
+def _prefix(row: Row) -> str:
+    """pi's tree lines for one row; past ``MAX_INDENT`` levels, the depth as a number."""
+    if row.indent <= MAX_INDENT:
+        return row.prefix()
+    return f"{row.indent}→ {row.connector}"
 
 
 def _events(session: Session) -> list[Event]:
     """Depth first; at each fork the alternatives come (collapsed) before the main line."""
     tree = session.tree
     on_path = set(tree.path)
+    sizes = _subtree_sizes(session)
     events: list[Event] = []
     roots = sorted(tree.roots, key=lambda r: r not in on_path)
     stack: list[tuple[str, str]] = []
 
-    def push_children(kids: list[str], what: str) -> None:
+    def push_children(kids: list[str]) -> None:
         if not kids:
             return
         main = next((k for k in kids if k in on_path), kids[0])
@@ -172,22 +181,42 @@ def _events(session: Session) -> list[Event]:
             stack.append(("node", alt))
             stack.append(("open", alt))
 
-    push_children(roots, "root")
+    push_children(roots)
     while stack:
         kind, node = stack.pop()
+        entry = session.by_id[node]
         if kind == "node":
-            events.append(Event("entry", session.by_id[node]))
-            push_children(tree.children.get(node, []), "child")
+            events.append(Event("entry", entry))
+            push_children(tree.children.get(node, []))
         elif kind == "open":
-            leaves = _count_leaves(session, node)
-            is_root = tree.parent.get(node) is None
-            label = ("separate root" if is_root else "other branch") + (
-                f" · {leaves} leaves" if leaves > 1 else ""
-            )
-            events.append(Event("open", session.by_id[node], label))
+            entries, leaves = sizes[node]
+            what = "Separate root" if tree.parent.get(node) is None else "Other branch"
+            count = f"{entries} entr{'y' if entries == 1 else 'ies'}"
+            if leaves > 1:
+                count += f", {leaves} leaves"
+            events.append(Event("open", entry, f"{what} · {count}"))
         else:
-            events.append(Event("close", session.by_id[node]))
+            events.append(Event("close", entry))
     return events
+
+
+def _subtree_sizes(session: Session) -> dict[str, tuple[int, int]]:
+    """Entry id → (entries, leaves) in its subtree, in one pass (no recursion, no re-walks)."""
+    tree = session.tree
+    order = [node for node, _depth in tree.walk()]
+    sizes: dict[str, tuple[int, int]] = {}
+    for node in reversed(order):
+        kids = tree.children.get(node, ())
+        if not kids:
+            sizes[node] = (1, 1)
+            continue
+        entries, leaves = 1, 0
+        for k in kids:
+            e, lv = sizes[k]
+            entries += e
+            leaves += lv
+        sizes[node] = (entries, leaves)
+    return sizes
 
 
 def _left_leaves(session: Session) -> dict[str, str]:
@@ -208,28 +237,32 @@ def _left_leaves(session: Session) -> dict[str, str]:
     return found
 
 
-def _count_leaves(session: Session, start: str) -> int:
-    count, stack = 0, [start]
-    while stack:
-        kids = session.tree.children.get(stack.pop(), [])
-        if not kids:
-            count += 1
-        stack.extend(kids)
-    return count
-
-
-def _out_of_context(session: Session) -> dict[str, str]:
-    """Entries each compaction on the current path summarised away (before firstKeptEntryId)."""
-    path = session.path_entries()
+def _compactions(session: Session) -> tuple[dict[str, str], set[str], dict[str, int]]:
+    """Which entries each compaction summarised away: those before its firstKeptEntryId on
+    the path that leads to it. Current-path compactions come first, so an entry on the
+    current path names the compaction that matters there."""
+    tree = session.tree
+    numbers: dict[str, int] = {}
+    for e in session.entries:
+        if e.type == "compaction":
+            numbers[e.id] = len(numbers) + 1
+    on_path = set(tree.path)
+    ordered = sorted(numbers, key=lambda c: c not in on_path)
     out: dict[str, str] = {}
-    for i, e in enumerate(path):
-        if e.type != "compaction":
-            continue
-        first = e.raw.get("firstKeptEntryId")
-        stop = next((j for j in range(i) if path[j].raw.get("id") == first), i)
-        for p in path[:stop]:
-            out.setdefault(p.id, e.id)
-    return out
+    dimmed: set[str] = set()
+    for cid in ordered:
+        path = tree.path_to(cid)[:-1]
+        first = session.by_id[cid].raw.get("firstKeptEntryId")
+        # pi compares against the id as the file wrote it
+        stop = next(
+            (j for j, pid in enumerate(path) if session.by_id[pid].raw.get("id") == first),
+            len(path),
+        )
+        for pid in path[:stop]:
+            out.setdefault(pid, cid)
+            if cid in on_path:
+                dimmed.add(pid)
+    return out, dimmed, numbers
 
 
 def diff_rows(diff: str) -> list[tuple[str, str, str]]:
@@ -249,6 +282,7 @@ def diff_rows(diff: str) -> list[tuple[str, str, str]]:
 
 
 _NOTICE = re.compile(r"\n*(\[(?:\d+ more lines in file|Showing lines)[^\]\n]*\])\s*$")
+_EXIT = re.compile(r"\n*Command exited with code (-?\d+)\s*$")
 
 
 def split_notice(text: str) -> tuple[str, str | None]:
@@ -257,3 +291,47 @@ def split_notice(text: str) -> tuple[str, str | None]:
     if not m:
         return text, None
     return text[: m.start()], m.group(1)
+
+
+def split_exit(text: str) -> tuple[str, int | None]:
+    """Separate pi's ``Command exited with code N`` line from bash output."""
+    m = _EXIT.search(text)
+    if not m:
+        return text, None
+    return text[: m.start()], int(m.group(1))
+
+
+MAX_GREP_LINES = 2000
+"""Longer grep output is shown as plain text (grouping it would cost more than it helps)."""
+_GREP_MATCH = re.compile(r"^(.+?):(\d+):(?: (.*))?$", re.DOTALL)
+_GREP_CONTEXT = re.compile(r"^(.+?)-(\d+)-(?: (.*))?$", re.DOTALL)
+
+
+def grep_groups(text: str) -> list[tuple[str, list[tuple[str, str, str]]]] | None:
+    """pi's grep output (``path:12: text``, context ``path-12- text``) grouped by file as
+    (path, [(kind, line, text)]), or None when it is not in that shape."""
+    lines = [ln for ln in text.rstrip("\n").split("\n") if ln != "--"]
+    if len(lines) > MAX_GREP_LINES:
+        return None
+    matches = [_GREP_MATCH.match(ln) for ln in lines]
+    known = {m.group(1) for m in matches if m}
+    groups: list[tuple[str, list[tuple[str, str, str]]]] = []
+    for line, m in zip(lines, matches, strict=True):
+        if m:
+            path, kind, number, rest = m.group(1), "match", m.group(2), m.group(3)
+        else:
+            # a context line: prefer a path already seen in a match (paths may hold "-2-")
+            path = max((k for k in known if line.startswith(k + "-")), key=len, default="")
+            c = re.match(r"(\d+)-(?: (.*))?$", line[len(path) + 1 :], re.DOTALL) if path else None
+            c_any = None if c else _GREP_CONTEXT.match(line)
+            if c:
+                number, rest = c.group(1), c.group(2)
+            elif c_any:
+                path, number, rest = c_any.group(1), c_any.group(2), c_any.group(3)
+            else:
+                return None
+            kind = "context"
+        if not groups or groups[-1][0] != path:
+            groups.append((path, []))
+        groups[-1][1].append((kind, number, rest or ""))
+    return groups or None

@@ -23,7 +23,7 @@ PICKS = {"branches": "01955b2a", "compactions": "0196202a", "damaged": "0196f145
 
 
 def main_fragment(html: str) -> str:
-    match = re.search(r'<main id="transcript">.*?</main>', html, re.DOTALL)
+    match = re.search(r'<main id="transcript"[^>]*>.*?</main>', html, re.DOTALL)
     assert match, "no <main>"
     return match.group(0) + "\n"
 

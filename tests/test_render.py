@@ -18,7 +18,8 @@ from piexport.view import build_view, dom_id
 from .conftest import MakeSession, msg, sample_files, ts
 
 SAFE_URL = re.compile(
-    r"^(#|https?://|mailto:|data:image/(png|jpeg|gif|webp);base64,|(\.\./)*[\w.-]+(/[\w.-]+)*\.html(#\S*)?$)"
+    r"^(#|https?://|mailto:|data:image/(png|jpeg|gif|webp);base64,"
+    r"|(\./|(\.\./)*)([\w.%-]+/)*[\w.%-]+\.html(#\S*)?$)"
 )
 FORBIDDEN_TAGS = ("base", "form", "iframe", "object", "embed", "link", "frame")
 
@@ -44,9 +45,11 @@ def static_checks(html: str) -> BeautifulSoup:
     ):
         assert part in csp
     scripts = soup.find_all("script")
-    assert len(scripts) == 1
-    digest = base64.b64encode(hashlib.sha256(scripts[0].string.encode()).digest()).decode()
-    assert f"'sha256-{digest}'" in csp
+    styles = soup.find_all("style")
+    assert len(scripts) == 1 and len(styles) == 1
+    for inline, directive in ((scripts[0], "script-src"), (styles[0], "style-src")):
+        digest = base64.b64encode(hashlib.sha256(inline.string.encode()).digest()).decode()
+        assert f"{directive} 'sha256-{digest}';" in csp
     for tag in soup.find_all(True):
         assert tag.name not in FORBIDDEN_TAGS, tag.name
         for attr, value in tag.attrs.items():
@@ -63,19 +66,48 @@ def static_checks(html: str) -> BeautifulSoup:
 def test_sample_pages_show_every_entry_once(path: Path) -> None:
     session = load_session(path)
     soup = static_checks(render(path))
+    tree = session.tree
     for e in session.entries:
         found = soup.find_all(id=dom_id(e.id))
         assert len(found) == 1, e.id
         assert found[0].get("data-entry-id") == e.id
-    # every tool call sits next to its result (or says there is none)
-    for tool in soup.select(".tool"):
-        assert tool.select_one(".tool-result") is not None
-    # one collapsible block per alternative at every branch point
-    alternatives = sum(len(session.tree.children[b]) - 1 for b in session.tree.branch_points)
-    alternatives += len(session.tree.roots) - 1
-    assert len(soup.select("details.branch")) == alternatives
-    # the navigator lists every entry
-    assert len(soup.select("nav.outline li")) == len(session.entries)
+        parent = tree.parent.get(e.id)
+        assert found[0].get("data-parent") == (dom_id(parent) if parent else ""), e.id
+    # every tool call sits next to its result (or says there is none), inside its message
+    for e in session.entries:
+        for block in (e.message or {}).get("content") or []:
+            if not (isinstance(block, dict) and block.get("type") == "toolCall"):
+                continue
+            article = soup.find(id=dom_id(e.id))
+            result = next(
+                (
+                    r
+                    for r in session.entries
+                    if (r.message or {}).get("role") == "toolResult"
+                    and r.message["toolCallId"] == block.get("id")
+                ),
+                None,
+            )
+            if result is None:
+                assert article.select_one(".tool .tool-result.missing") is not None, e.id
+            else:
+                shown = soup.find(id=dom_id(result.id))
+                assert shown.parent in article.select(".tool"), (e.id, result.id)
+    # one collapsible block per alternative at every branch point, starting with that entry
+    starts = {d["data-branch"] for d in soup.select("main details.branch")}
+    alternatives: set[str] = set()
+    for kids in [tree.children[b] for b in tree.branch_points] + [tree.roots]:
+        main = next((k for k in kids if k in tree.path), kids[0])  # drawn straight on
+        alternatives |= {dom_id(k) for k in kids if k != main}
+    assert starts == alternatives
+    assert len(soup.select("main details.branch")) == len(alternatives)
+    # the navigator lists every entry, marks the current path and the leaf
+    rows = soup.select("nav.outline ol.rows li")
+    assert len(rows) == len(session.entries)
+    on_path = {r.a["href"][1:] for r in rows if "on-path" in r["class"]}
+    assert on_path == {dom_id(i) for i in tree.path}
+    assert [r.a["href"][1:] for r in rows if "leaf" in r["class"]] == [dom_id(tree.leaf_id)]
+    assert soup.select_one("main")["data-leaf"] == dom_id(tree.leaf_id)
 
 
 def test_pages_are_deterministic() -> None:
@@ -87,7 +119,10 @@ def test_labels_compaction_and_diagnostics_are_shown() -> None:
     by_name = {p.name: p for p in sample_files()}
     shop = next(p for n, p in by_name.items() if "01955b2a" in n)
     soup = BeautifulSoup(render(shop), "html.parser")
-    badges = [b.get_text(strip=True) for b in soup.select("main .badge.label")]
+    badges = [
+        b.get_text(strip=True)
+        for b in soup.select("main .entry-head .badge.label, main .result-head .badge.label")
+    ]
     assert sorted(badges) == ["clamp-approach", "start"]  # "done" was cleared
     demo = next(p for n, p in by_name.items() if "0196202a" in n)
     soup = BeautifulSoup(render(demo), "html.parser")
@@ -447,6 +482,280 @@ def test_templates_never_mark_content_safe() -> None:
 
     for template in (REPO / "templates").rglob("*.j2"):
         assert "|safe" not in template.read_text().replace(" ", ""), template
+
+
+def tool_turn(
+    name: str, args: dict[str, object], result: str, *, is_error: bool = False, **extra: object
+) -> list[dict[str, object]]:
+    """One assistant message calling one tool, and its result."""
+    call = {"type": "toolCall", "id": "t1", "name": name, "arguments": args}
+    return [
+        msg("a1", None, "assistant", [call], 1),
+        msg(
+            "r1",
+            "a1",
+            "toolResult",
+            [{"type": "text", "text": result}],
+            2,
+            toolCallId="t1",
+            toolName=name,
+            isError=is_error,
+            **extra,
+        ),
+    ]
+
+
+def test_read_shows_line_numbers_from_the_offset_and_folds_long_files(
+    make_session: MakeSession,
+) -> None:
+    text = (
+        "\n".join(f"line {i}" for i in range(41, 141))
+        + "\n\n[60 more lines in file. Use offset=141 to continue.]"
+    )
+    soup = static_checks(
+        render(
+            make_session(tool_turn("read", {"path": "src/x.py", "offset": 41, "limit": 100}, text))
+        )
+    )
+    result = soup.select_one(f"#{dom_id('r1')}")
+    fold = result.select_one("details.fold")
+    assert fold is not None and "Show all 100 lines" in fold.summary.get_text()
+    preview = fold.summary.select_one(".gutter").get_text().split()
+    assert preview[0] == "41" and len(preview) == 20
+    full = fold.select(".code-with-lines")[-1]
+    assert full.select_one(".gutter").get_text().split()[-1] == "140"
+    assert "line 140" in full.select_one("pre.hl").get_text()
+    assert (
+        result.select_one(".notice").get_text()
+        == "[60 more lines in file. Use offset=141 to continue.]"
+    )
+    assert "more lines in file" not in full.get_text()
+    assert soup.select_one(".tool-head .path").get_text() == "src/x.py:41-140"
+
+
+def test_bash_shows_exit_code_and_colours(make_session: MakeSession) -> None:
+    out = "\x1b[31mFAILED\x1b[0m test_a\n\nCommand exited with code 2"
+    soup = static_checks(
+        render(make_session(tool_turn("bash", {"command": "pytest -q"}, out, is_error=True)))
+    )
+    result = soup.select_one(f"#{dom_id('r1')}")
+    assert "error" in result["class"]
+    assert result.select_one(".badge.exit").get_text() == "exit 2"
+    assert result.select_one("pre.output .ansi-red").get_text() == "FAILED"
+    assert "Command exited" not in result.get_text()
+    assert soup.select_one(".tool-head + pre.hl").get_text().strip() == "pytest -q"
+
+
+def test_edit_shows_pis_diff_with_line_numbers(make_session: MakeSession) -> None:
+    diff = "  11 def total():\n- 12     return a\n+ 12     return max(0, a)\n    ...\n  40 end"
+    soup = static_checks(
+        render(
+            make_session(
+                tool_turn(
+                    "edit",
+                    {"path": "cart.py", "edits": [{"oldText": "a", "newText": "b"}]},
+                    "Successfully replaced 1 block(s) in cart.py.",
+                    details={"diff": diff, "firstChangedLine": 12},
+                )
+            )
+        )
+    )
+    rows = [
+        (tr["class"][0], tr.select_one(".n").get_text(), tr.select("td")[-1].get_text())
+        for tr in soup.select("table.diff tr")
+    ]
+    assert rows == [
+        ("ctx", "11", "def total():"),
+        ("del", "12", "    return a"),
+        ("add", "12", "    return max(0, a)"),
+        ("skip", "", "…"),
+        ("ctx", "40", "end"),
+    ]
+    assert soup.select_one(".edit-pair") is None  # the diff replaces the raw old/new texts
+
+
+def test_grep_find_and_ls_are_lists(make_session: MakeSession) -> None:
+    grep = "src/a-1-b.py:3: x = 1\nsrc/a-1-b.py-4- y = 2\nsrc/c.py:10: x = 3"
+    soup = static_checks(render(make_session(tool_turn("grep", {"pattern": "x"}, grep))))
+    files = [f.get_text() for f in soup.select(".grep .grep-file")]
+    assert files == ["src/a-1-b.py", "src/c.py"]
+    lines = [(tr["class"][0], tr.select_one(".n").get_text()) for tr in soup.select(".grep tr")]
+    assert lines == [("match", "3"), ("context", "4"), ("match", "10")]
+
+    soup = static_checks(render(make_session(tool_turn("ls", {"path": "."}, "src/\nREADME.md\n"))))
+    assert [li.get_text() for li in soup.select("ul.paths li")] == ["src/", "README.md"]
+    assert [li.get_text() for li in soup.select("ul.paths li.dir")] == ["src/"]
+
+    many = "\n".join(f"f{i}.py" for i in range(30))
+    soup = static_checks(render(make_session(tool_turn("find", {"pattern": "*.py"}, many))))
+    fold = soup.select_one("details.fold")
+    assert len(fold.summary.select("li")) == 20 and "Show all 30 entries" in fold.summary.get_text()
+    assert len(fold.select(":scope > ul.paths li")) == 30
+
+    soup = static_checks(
+        render(make_session(tool_turn("grep", {"pattern": "x"}, "No matches found")))
+    )
+    assert (
+        soup.select_one(".grep") is None and "No matches found" in soup.select_one("pre").get_text()
+    )
+
+
+def test_unknown_tool_shows_arguments_as_json(make_session: MakeSession) -> None:
+    soup = static_checks(
+        render(make_session(tool_turn("web_search", {"query": "<b>x</b>", "n": 3}, "ok")))
+    )
+    args = soup.select_one(".tool-other > pre.hl")
+    assert args is not None and '"query": "<b>x</b>"' in args.get_text()
+
+
+def test_compactions_are_numbered_and_mark_what_they_summarised(
+    make_session: MakeSession,
+) -> None:
+    recs = [
+        msg("u1", None, "user", "first", 1),
+        msg("a1", "u1", "assistant", [{"type": "text", "text": "one"}], 2),
+        msg("u2", "a1", "user", "second", 3),
+        {
+            "type": "compaction",
+            "id": "c1",
+            "parentId": "u2",
+            "timestamp": ts(4),
+            "summary": "**done** so far",
+            "firstKeptEntryId": "u2",
+            "tokensBefore": 61_234,
+            "details": {"readFiles": ["a.py"], "modifiedFiles": ["b.py", "c.py"]},
+        },
+        # another branch from a1, compacted differently
+        msg("u3", "a1", "user", "other", 5),
+        {
+            "type": "compaction",
+            "id": "c2",
+            "parentId": "u3",
+            "timestamp": ts(6),
+            "summary": "s",
+            "firstKeptEntryId": "u3",
+            "tokensBefore": 10,
+        },
+        msg("u4", "c1", "user", "after", 7),
+    ]
+    soup = static_checks(render(make_session(recs)))
+    marker = soup.select_one(f"#{dom_id('c1')}")
+    assert "Compaction 1 of 2" in marker.select_one(".role").get_text()
+    assert "61.2k tokens" in marker.get_text()
+    assert marker.select_one(".md strong").get_text() == "done"
+    assert [d.summary.get_text() for d in marker.select("details.files")] == [
+        "Files read (1)",
+        "Files modified (2)",
+    ]
+    assert marker.select_one(f'.marker-lede a[href="#{dom_id("u2")}"]') is not None
+    for eid in ("u1", "a1"):  # before u2 on the current path: summarised away by c1
+        article = soup.select_one(f"#{dom_id(eid)}")
+        assert "off-context" in article["class"]
+        assert article.select_one(f'a.badge[href="#{dom_id("c1")}"]') is not None
+    assert "off-context" not in soup.select_one(f"#{dom_id('u2')}")["class"]
+    assert soup.select_one(f"#{dom_id('u4')}").select_one(".badge.muted") is None
+
+
+def test_a_fork_links_its_parent_by_name_only_when_asked(make_session: MakeSession) -> None:
+    from piexport.render import RenderOptions
+
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "s2",
+        "timestamp": ts(0),
+        "cwd": "/x",
+        "parentSession": "/home/a/.pi/agent/sessions/--x--/2025_javascript:alert(1) x.jsonl",
+    }
+    path = make_session([msg("u1", None, "user", "hi", 1)], header=header)
+    plain = static_checks(render_session(load_session(path)))
+    assert plain.select_one(".meta a") is None
+    assert "2025_javascript:alert(1) x.jsonl" in plain.select_one(".meta").get_text()
+    linked = static_checks(
+        render_session(load_session(path), RenderOptions(link_parent_by_name=True))
+    )
+    assert linked.select_one(".meta a")["href"] == "./2025_javascript%3Aalert%281%29%20x.html"
+
+
+def test_render_session_takes_a_session_and_is_the_public_api(make_session: MakeSession) -> None:
+    import piexport
+
+    path = make_session([msg("u1", None, "user", "hello", 1)])
+    session = piexport.load_session(path)
+    assert piexport.render_session(session) == render_session(build_view(session))
+    assert {"export_session", "render_session", "RenderOptions"} <= set(piexport.__all__)
+
+
+def test_labels_show_on_targets_and_as_bookmarks(make_session: MakeSession) -> None:
+    recs = [
+        msg("u1", None, "user", "hello", 1),
+        msg("a1", "u1", "assistant", [{"type": "text", "text": "hi"}], 2),
+        {
+            "type": "label",
+            "id": "l1",
+            "parentId": "a1",
+            "timestamp": ts(3),
+            "targetId": "u1",
+            "label": "start",
+        },
+        {
+            "type": "label",
+            "id": "l2",
+            "parentId": "l1",
+            "timestamp": ts(4),
+            "targetId": "a1",
+            "label": "x",
+        },
+        {
+            "type": "label",
+            "id": "l3",
+            "parentId": "l2",
+            "timestamp": ts(5),
+            "targetId": "a1",
+            "label": "",
+        },
+    ]
+    soup = static_checks(render(make_session(recs)))
+    assert soup.select_one(f"#{dom_id('u1')} .entry-head .badge.label").get_text() == "start"
+    assert soup.select_one(f"#{dom_id('a1')} .entry-head .badge.label") is None  # cleared
+    bookmarks = [
+        (a["href"], a.select_one(".badge").get_text()) for a in soup.select(".bookmarks a")
+    ]
+    assert bookmarks == [(f"#{dom_id('u1')}", "start")]
+    marker = soup.select_one(f"#{dom_id('l3')}")
+    assert "cleared" in marker.get_text() and marker.select_one(f'a[href="#{dom_id("a1")}"]')
+
+
+def test_a_deeply_nested_tree_renders_without_recursion(make_session: MakeSession) -> None:
+    """3,000 nested alternatives: each node has a leaf child and a continuing child, and the
+    file's last entry is near the root, so every level is a fold inside the previous one."""
+    recs = [msg("n0", None, "user", "root", 0)]
+    for i in range(1, 3000):
+        recs.append(msg(f"x{i}", f"n{i - 1}", "user", f"leaf {i}", i))
+        recs.append(msg(f"n{i}", f"n{i - 1}", "user", f"deeper {i}", i))
+    recs.append(msg("last", "n0", "user", "the current leaf", 5000))
+    path = make_session(recs)
+    html = render(path)
+    # (a regex: html.parser is slow on thousands of nested elements)
+    assert len(re.findall(r' data-entry-id="', html)) == len(recs)
+    assert html.count('<details class="branch"') == 3000  # n0 forks three ways
+    nav = html[html.index('<ol class="rows">') : html.index("</ol>")]
+    assert len(nav) < 1_000_000  # deep rows show their depth, not 3,000 levels of tree lines
+
+
+def test_the_page_shell_inlines_our_assets_byte_for_byte() -> None:
+    from piexport.assets import read_static
+    from piexport.highlight import style_css
+
+    html = render(sample_files()[0])
+    assert html.startswith("<!doctype html>\n")
+    head = html[: html.index("<style>")]
+    assert head.index('http-equiv="Content-Security-Policy"') < head.index("<meta charset")
+    assert f"<style>{read_static('viewer.css')}\n{style_css()}</style>" in html
+    assert f"<script>{read_static('viewer.js')}</script>" in html
+    for banned in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
+        assert banned not in read_static("viewer.js"), banned
+    assert "url(" not in read_static("viewer.css") and "@import" not in read_static("viewer.css")
 
 
 def test_branch_summary_links_to_the_branch_it_summarises(make_session: MakeSession) -> None:

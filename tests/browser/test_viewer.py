@@ -65,15 +65,35 @@ def test_every_sample_page_loads_clean(browser: Browser, tmp_path: Path) -> None
         page.close()
 
 
-def test_navigator_opens_an_entry_on_another_branch(browser: Browser, shop_page: Path) -> None:
+def test_navigator_shows_the_branch_of_the_row_chosen(browser: Browser, shop_page: Path) -> None:
     page = browser.new_page()
     watch = Watch(page)
     page.goto(shop_page.as_uri())
-    # "Yes, add a regression test." lives on a collapsed branch
+    # "Yes, add a regression test." lives on a collapsed branch; the current branch goes on
+    # with "Actually, coupons should be rejected…" after the same answer
     target = page.locator("main article.user", has_text="Yes, add a regression test.")
-    assert not target.is_visible()
+    current = page.locator("main article.user", has_text="Actually, coupons should be rejected")
+    status = page.locator("#branch-status")
+    assert not target.is_visible() and current.is_visible() and not status.is_visible()
     page.locator("nav.outline a", has_text="user: Yes, add a regression test.").click()
     assert target.is_visible()
+    assert not current.is_visible(), "the other continuation is folded away"
+    assert status.is_visible()
+    chosen = page.locator("nav.outline li.chosen")
+    assert chosen.filter(has_text="Yes, add a regression test.").count() == 1
+    assert chosen.filter(has_text="Actually, coupons").count() == 0
+    # a stub stands where the hidden continuation was; it switches back to it
+    stub = page.locator("main button.stub")
+    assert stub.count() == 1 and "[branch summary]: Added a regression test" in stub.inner_text()
+    stub.click()
+    assert current.is_visible() and not target.is_visible()
+    assert not status.is_visible(), "that continuation is the current branch again"
+    # and the toolbar button comes back from anywhere
+    page.locator("nav.outline a", has_text="user: Put it in shop/errors.py.").click()
+    assert status.is_visible()
+    page.click('button[data-action="current-branch"]')
+    assert not status.is_visible() and current.is_visible()
+    assert page.locator("main .off-choice").count() == 0
     watch.assert_clean()
 
 
@@ -105,18 +125,33 @@ def test_collapse_and_expand_all(browser: Browser, shop_page: Path) -> None:
     assert page.evaluate("[...document.querySelectorAll('main details')].every(d => !d.open)")
 
 
-def test_without_javascript_branches_open_with_details(browser: Browser, shop_page: Path) -> None:
+def test_without_javascript_everything_is_reachable_with_details(
+    browser: Browser, tmp_path: Path
+) -> None:
     context = browser.new_context(java_script_enabled=False)
-    page = context.new_page()
-    page.goto(shop_page.as_uri())
-    target = page.locator("main article.user", has_text="Yes, add a regression test.")
-    assert not target.is_visible()
-    # open branches the plain-HTML way, by clicking their summaries, until it shows
-    for _ in range(3):
-        for summary in page.locator("details.branch:not([open]) > summary").all():
-            if not target.is_visible() and summary.is_visible():
+    for src in sample_files():
+        out = tmp_path / (src.stem + ".html")
+        export_session(src, out)
+        page = context.new_page()
+        page.goto(out.as_uri())
+        assert page.locator("#branch-status").is_hidden()
+        assert page.locator(".js-only").first.is_hidden()
+        # open every fold the plain-HTML way, by clicking summaries, until none is left
+        for _ in range(50):
+            handles = page.query_selector_all("details:not([open]) > summary")
+            closed = [h for h in handles if h.is_visible()]
+            if not closed:
+                break
+            for summary in closed:
                 summary.click()
-    assert target.is_visible()
+        entries = page.locator("main [data-entry-id]")
+        hidden = [
+            entries.nth(i).get_attribute("id")
+            for i in range(entries.count())
+            if not entries.nth(i).is_visible()
+        ]
+        assert hidden == [], src.name
+        page.close()
     context.close()
 
 
@@ -152,9 +187,50 @@ def test_search_finds_text_on_a_collapsed_branch(browser: Browser, shop_page: Pa
     page.keyboard.press("Enter")
     count = page.locator("#search-count").inner_text()
     assert count.startswith("1 / ") and int(count.split("/ ")[1]) >= 2
-    hits = page.locator("main .hit")
-    assert hits.count() >= 2
-    for _ in range(hits.count()):
+    target = page.locator("main article.user", has_text="Yes, add a regression test.")
+    for _ in range(int(count.split("/ ")[1])):
+        if target.is_visible():
+            break
         page.keyboard.press("Enter")
-    assert page.locator("main article.user", has_text="Yes, add a regression test.").is_visible()
+    assert target.is_visible(), "a hit on a folded branch opens that branch"
     watch.assert_clean()
+
+
+def test_keyboard_print_theme_and_phone(browser: Browser, shop_page: Path) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    watch = Watch(page)
+    page.goto(shop_page.as_uri())
+    # j/k step through entries
+    top = "() => window.scrollY"
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    after_two = page.evaluate(top)
+    assert after_two > 0
+    page.keyboard.press("k")
+    assert 0 <= page.evaluate(top) < after_two
+    # printing opens every fold, and puts them back afterwards
+    closed = page.evaluate("document.querySelectorAll('details:not([open])').length")
+    assert closed > 0
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert page.evaluate("document.querySelectorAll('details:not([open])').length") == 0
+    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    assert page.evaluate("document.querySelectorAll('details:not([open])').length") == closed
+    # the theme toggle is remembered
+    dark = "document.documentElement.classList.contains('dark')"
+    before = page.evaluate(dark)
+    page.click('button[data-action="theme"]')
+    assert page.evaluate(dark) is not before
+    page.reload()
+    assert page.evaluate(dark) is not before
+    watch.assert_clean()
+    page.close()
+    # a phone: nothing wider than the screen, the tree folded above the transcript
+    phone = browser.new_page(viewport={"width": 375, "height": 740})
+    watch = Watch(phone)
+    phone.goto(shop_page.as_uri())
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 375
+    assert not phone.locator("nav.outline ol.rows").is_visible()
+    phone.locator("nav.outline summary").click()
+    assert phone.locator("nav.outline ol.rows").is_visible()
+    watch.assert_clean()
+    phone.close()
