@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import re
 
-from markupsafe import escape
-
 from .textsafe import reveal_controls
 
 # CSI ... final byte; OSC ... BEL or ST; other two-byte escapes.
@@ -68,26 +66,61 @@ def _classes(params: str, state: dict[str, str]) -> None:
         i += 1
 
 
+def escape_text(text: str) -> str:
+    """HTML-escape text (what markupsafe does) without building Markup objects."""
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&#34;")
+        .replace("'", "&#39;")
+    )
+
+
+_State = tuple[tuple[str, str], ...]
+_sgr_cache: dict[tuple[str, _State], tuple[_State, str]] = {}
+
+
+def _sgr(params: str, state: _State) -> tuple[_State, str]:
+    """The state after one SGR sequence and its classes; terminal output repeats the same
+    few sequences thousands of times, so the answers are kept."""
+    key = (params, state)
+    hit = _sgr_cache.get(key)
+    if hit is None:
+        new = dict(state)
+        _classes(params, new)
+        after = tuple(new.items())
+        hit = (after, " ".join(v for _, v in after if v))
+        if len(_sgr_cache) < 4096:
+            _sgr_cache[key] = hit
+    return hit
+
+
 def ansi_to_html(text: str) -> str:
-    """Escaped HTML with ``<span class="ansi-…">`` for SGR colours; nothing else survives."""
+    """Escaped HTML with ``<span class="ansi-…">`` for SGR colours; nothing else survives.
+
+    The text is escaped first and the escapes matched in the escaped text: escaping leaves
+    ESC and the bytes of SGR sequences alone, and whatever else a sequence held is removed."""
+    escaped = escape_text(text)
+    if "\x1b" not in escaped:
+        return reveal_controls(escaped)
     out: list[str] = []
-    state: dict[str, str] = {}
+    state: _State = ()
     pos = 0
     open_span = False
-    for m in _ESCAPES.finditer(text):
-        out.append(str(escape(text[pos : m.start()])))
+    for m in _ESCAPES.finditer(escaped):
+        out.append(escaped[pos : m.start()])
         pos = m.end()
         if m.group(2) != "m":
             continue  # cursor moves, clears, OSC, …: removed
         if open_span:
             out.append("</span>")
             open_span = False
-        _classes(m.group(1) or "", state)
-        classes = " ".join(v for v in state.values() if v)
+        state, classes = _sgr(m.group(1) or "", state)
         if classes:
             out.append(f'<span class="{classes}">')
             open_span = True
-    out.append(str(escape(text[pos:])))
+    out.append(escaped[pos:])
     if open_span:
         out.append("</span>")
     return reveal_controls("".join(out))

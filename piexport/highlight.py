@@ -6,6 +6,7 @@ text: a page must never hang on a pathological block.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from functools import lru_cache
 
@@ -24,13 +25,22 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 
 
 class HighlightBudget:
-    """Seconds of highlighting one page may spend; after that, plain escaped text."""
+    """How much highlighting one page may do; after that, plain escaped text.
 
-    def __init__(self, seconds: float = 3.0) -> None:
-        self.left = seconds
+    Counted in characters, so the same session gives the same page on any machine; the
+    seconds are a safety net for a lexer that crawls on some input."""
 
-    def spend(self, seconds: float) -> None:
-        self.left -= seconds
+    def __init__(self, chars: int = 400_000, seconds: float = 2.0) -> None:
+        self.chars = chars
+        self.seconds = seconds
+
+    @property
+    def left(self) -> bool:
+        return self.chars > 0 and self.seconds > 0
+
+    def spend(self, chars: int, seconds: float) -> None:
+        self.chars -= chars
+        self.seconds -= seconds
 
 
 @lru_cache(maxsize=512)
@@ -52,21 +62,26 @@ def lexer_for_path(path: str) -> Lexer | None:
         return None
 
 
-_cache: dict[tuple[int, str, str], str] = {}
+_cache: dict[tuple[bytes, str], str] = {}
+"""Highlighted blocks by content: agents read the same file again and again (free, so the
+budget is not charged for a repeat)."""
 
 
 def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | None = None) -> str:
     """Escaped, highlighted HTML for code (no wrapper); plain when over a cap."""
-    if lexer is None or len(code) > MAX_HIGHLIGHT or (budget is not None and budget.left <= 0):
+    if lexer is None or len(code) > MAX_HIGHLIGHT or (budget is not None and not budget.left):
         return reveal_controls(str(escape(code)))
-    key = (hash(code), lexer.name, code[:64])
+    key = (
+        hashlib.blake2b(code.encode("utf-8", "surrogatepass"), digest_size=16).digest(),
+        lexer.name,
+    )
     hit = _cache.get(key)
     if hit is not None:
         return hit
     start = time.perf_counter()
     out = reveal_controls(str(highlight(code, lexer, _FORMATTER)))
     if budget is not None:
-        budget.spend(time.perf_counter() - start)
+        budget.spend(len(code), time.perf_counter() - start)
     if len(_cache) < 4096:
         _cache[key] = out
     return out
