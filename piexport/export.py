@@ -9,7 +9,7 @@ from typing import IO
 from .loader import load_session
 from .model import Session
 from .output import write_atomic
-from .render import RenderOptions, render_session
+from .render import RenderOptions, render_session_parts
 from .view import build_view
 
 __all__ = ["ExportResult", "RenderOptions", "export_session"]
@@ -39,6 +39,5 @@ def export_session(
     """
     session = load_session(source, name=name)
     view = build_view(session, parent_href=parent_href, forks=forks)
-    html = render_session(view, options or RenderOptions())
-    write_atomic(out, html)
+    write_atomic(out, render_session_parts(view, options or RenderOptions()))
     return ExportResult(out, session)

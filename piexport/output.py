@@ -5,17 +5,20 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from .errors import OutputError
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write text so readers see the old file or the new one, never half of either.
 
-    The temporary file sits in the same folder, so ``os.replace`` is a rename on one file
-    system; ``BaseException`` covers Ctrl-C.
+    ``text`` may be an iterable of parts (a streamed page): a big page is then never held
+    in memory whole. The temporary file sits in the same folder, so ``os.replace`` is a
+    rename on one file system; ``BaseException`` covers Ctrl-C and a failing generator.
     """
+    parts = (text,) if isinstance(text, str) else text
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -23,8 +26,11 @@ def write_atomic(path: Path, text: str) -> None:
         msg = f"{path}: cannot write: {exc.strerror or exc}"
         raise OutputError(msg) from exc
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as f:
-            f.write(text)
+        with os.fdopen(
+            fd, "w", buffering=1 << 20, encoding="utf-8", errors="surrogateescape", newline="\n"
+        ) as f:
+            for part in parts:
+                f.write(part)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException as exc:

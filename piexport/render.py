@@ -7,7 +7,8 @@ this module hashes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
@@ -53,6 +54,15 @@ MAX_BLOCK_CHARS = 2_000_000
 """One tool output or file shown on a page is cut here, with a notice: pages must open."""
 MAX_PAGE_IMAGE_BYTES = 50 * 1024 * 1024
 """Images past this total on one page become placeholders (each is capped at 5 MB too)."""
+LIVE_CHARS = 600_000
+"""Transcript HTML the browser builds at once; the rest waits, inert, until scrolled to."""
+CHUNK_CHARS = 250_000
+"""Size of one inert part of a big transcript: small enough to build in a few frames."""
+NAV_LIVE_ROWS = 1_500
+"""A session tree longer than this is built when the reader first opens it."""
+GROUP_ENTRIES = 20
+"""Top-level events rendered in one template call (a fork's folded branches stay whole)."""
+_NOSCRIPT_END = re.compile(r"</noscript", re.IGNORECASE)
 
 
 def _md(text: Any) -> Markup:
@@ -141,8 +151,15 @@ FILTERS: dict[str, Callable[..., Any]] = {
 class RenderOptions:
     """Choices that change the page; part of the site's fingerprint."""
 
-    highlight_seconds: float = 3.0
-    """Time Pygments may spend per page before the rest is plain escaped text."""
+    highlight_chars: int = 400_000
+    """Code Pygments may colour per page (about a second) before the rest is plain text;
+    a repeat of a block already coloured costs nothing."""
+    live_chars: int = LIVE_CHARS
+    """Transcript HTML built at page load; past it, parts wait inert (0: all wait)."""
+    chunk_chars: int = CHUNK_CHARS
+    nav_rows: int = NAV_LIVE_ROWS
+    group_entries: int = GROUP_ENTRIES
+    """A longer session tree is built when first opened."""
     link_parent_by_name: bool = False
     """Link a forked session's parent as ``./<parent file stem>.html``: right when pages
     are written side by side, as ``piexport render`` does."""
@@ -185,18 +202,36 @@ def _assets() -> tuple[str, str]:
     return css, js
 
 
-def _page(template: str, **variables: Any) -> str:
+def _page_parts(template: str, **variables: Any) -> Iterator[str]:
     css, js = _assets()
+    # One Trusted Types policy, "piexport", exists: the script uses it only to build the
+    # inert parts of a big transcript from the page's own <noscript> source.
     csp = (
         f"default-src 'none'; script-src {csp_hash(js)}; style-src {csp_hash(css)}; "
         "img-src data:; base-uri 'none'; form-action 'none'; "
-        "require-trusted-types-for 'script'; trusted-types 'none'"
+        "require-trusted-types-for 'script'; trusted-types piexport"
     )
     return (
         make_env()
         .get_template(template)
-        .render(csp=csp, css=Markup(css), js=Markup(js), **variables)
+        .generate(csp=csp, css=Markup(css), js=Markup(js), **variables)
     )
+
+
+def _page(template: str, **variables: Any) -> str:
+    return "".join(_page_parts(template, **variables))
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A run of the transcript's top-level events, rendered; ``lazy`` ones go into the page
+    as <noscript> source, which the browser keeps as one text node until the script builds
+    it (and shows as ordinary HTML when scripting is off)."""
+
+    html: Markup
+    lazy: bool
+    after: int
+    """Characters of transcript before this one (the script sizes waiting parts by it)."""
 
 
 def numbered(lines: Sequence[str], start: Any = 1, limit: int | None = None) -> Markup:
@@ -225,6 +260,30 @@ def cut_notice(missing: int) -> Markup:
 
 def render_session(session: Session | SessionView, options: RenderOptions | None = None) -> str:
     """The whole session page as a string; no I/O, same input → same bytes."""
+    return "".join(render_session_parts(session, options))
+
+
+def _groups(events: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    """Runs of events cut only at the top level, so a folded branch is never split."""
+    depth, start, entries = 0, 0, 0
+    for i, ev in enumerate(events):
+        if ev.kind == "open":
+            depth += 1
+        elif ev.kind == "close":
+            depth -= 1
+        else:
+            entries += 1
+        if depth == 0 and entries >= size:
+            yield events[start : i + 1]
+            start, entries = i + 1, 0
+    if start < len(events):
+        yield events[start:]
+
+
+def render_session_parts(
+    session: Session | SessionView, options: RenderOptions | None = None
+) -> Iterator[str]:
+    """The session page in parts, for writing as it is made (see ``render_session``)."""
     options = options or RenderOptions()
     view = session if isinstance(session, SessionView) else build_view(session)
     header = view.session.header
@@ -235,7 +294,7 @@ def render_session(session: Session | SessionView, options: RenderOptions | None
         and header.parent_session
     ):
         view.parent_href = sibling_href(header.parent_session)
-    budget = HighlightBudget(options.highlight_seconds)
+    budget = HighlightBudget(options.highlight_chars)
 
     text_left = [MAX_PAGE_TEXT_CHARS]
 
@@ -276,19 +335,46 @@ def render_session(session: Session | SessionView, options: RenderOptions | None
             images_left[0] -= img.size
         return img
 
-    return _page(
+    variables = {
+        "v": view,
+        "s": view.session,
+        "code": code,
+        "code_lines": code_lines,
+        "numbered": numbered,
+        "cap": cap,
+        "cut_notice": cut_notice,
+        "image": image,
+        "file_stats": view.file_figures,
+        "path_stats": view.path_figures,
+    }
+
+    def chunks() -> Iterator[Chunk]:
+        """The transcript, rendered a group at a time; past ``LIVE_CHARS`` in inert parts."""
+        part = make_env().get_template("transcript.html.j2")
+        made, pending = 0, []
+        for group in _groups(view.events, options.group_entries):
+            html = part.render(events=group, **variables)
+            pending.append(html)
+            made += len(html)
+            size = sum(map(len, pending))
+            if made <= options.live_chars or size >= options.chunk_chars:
+                yield _chunk(pending, made > options.live_chars, made - size)
+                pending = []
+        if pending:
+            yield _chunk(pending, made > options.live_chars, made - sum(map(len, pending)))
+
+    return _page_parts(
         "session.html.j2",
-        v=view,
-        s=view.session,
-        code=code,
-        code_lines=code_lines,
-        numbered=numbered,
-        cap=cap,
-        cut_notice=cut_notice,
-        image=image,
-        file_stats=view.file_figures,
-        path_stats=view.path_figures,
+        chunks=chunks(),
+        nav_lazy=len(view.outline) > options.nav_rows,
+        **variables,
     )
+
+
+def _chunk(parts: list[str], lazy: bool, after: int) -> Chunk:
+    html = "".join(parts)
+    # our markup never holds a </noscript (content is escaped); if it ever did, build it now
+    return Chunk(Markup(html), lazy and not _NOSCRIPT_END.search(html), after)
 
 
 def render_project_index(project: JSON, options: Any = None) -> str:

@@ -1,8 +1,10 @@
 // piexport page behaviour. Progressive enhancement only: without JavaScript every branch
-// and every collapsed block is still reachable through <details>. Content is never parsed
-// as HTML here (no HTML-string sinks; Trusted Types 'none' enforces it): only classes, attributes,
-// textContent and the open state of <details> change. Every datum comes from data-*
-// attributes the server wrote.
+// and every collapsed block is still reachable through <details>, and the parts of a big
+// transcript that wait in <noscript> are ordinary HTML. With JavaScript those parts stay one
+// inert text node each until scrolled to, searched or linked; then build() turns the page's
+// own <noscript> source into elements. That is the only HTML parsing here: the Trusted Types
+// policy "piexport" passes nothing else, and the CSP allows no other policy. Otherwise only
+// classes, attributes, textContent and the open state of <details> change.
 (function () {
   "use strict";
   var root = document.documentElement;
@@ -27,24 +29,118 @@
     }
   }
 
-  // ---- branches: show one path root → leaf, the others folded where they fork
+  // ---- lazy parts: <noscript> source → elements, on demand
   var main = document.getElementById("transcript");
   var nav = document.querySelector("nav.outline");
   var status = document.getElementById("branch-status");
-  var byId = null, parentOf, inlineChild, branchOf, defaultPath, shown = null;
+  var policy = null, allOpen = false, observer = null;
 
+  function build(ns) {
+    if (!policy) {
+      policy = window.trustedTypes && window.trustedTypes.createPolicy
+        ? window.trustedTypes.createPolicy("piexport", { createHTML: function (x) { return x; } })
+        : { createHTML: function (x) { return x; } };
+    }
+    var t = document.createElement("template");
+    t.innerHTML = policy.createHTML(ns.textContent);
+    var box = ns.parentNode;
+    box.replaceChild(t.content, ns);
+    return box;
+  }
+
+  function pendingParts() {
+    return main ? main.querySelectorAll("section.chunk.pending") : [];
+  }
+
+  function source(section) {
+    var ns = section.firstElementChild;
+    return ns && ns.tagName === "NOSCRIPT" ? ns.textContent : "";
+  }
+
+  function materialize(section) {
+    if (!section.classList.contains("pending")) return;
+    var ns = section.firstElementChild;
+    section.classList.remove("pending");
+    section.style.height = "";
+    if (observer) observer.unobserve(section);
+    if (!ns || ns.tagName !== "NOSCRIPT") return;
+    build(ns);
+    if (allOpen) {
+      var ds = section.querySelectorAll("details");
+      for (var i = 0; i < ds.length; i++) ds[i].open = true;
+    }
+    if (shown && shown !== defaultPath) applyChoice(section);
+  }
+
+  function materializeAll() {
+    var ps = pendingParts();
+    for (var i = 0; i < ps.length; i++) materialize(ps[i]);
+    buildNav();
+  }
+
+  // The part whose source holds id="…", built; null when no part does.
+  function materializeHolding(id) {
+    var needle = 'id="' + id.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;") + '"';
+    var ps = pendingParts();
+    for (var i = 0; i < ps.length; i++) {
+      if (source(ps[i]).indexOf(needle) >= 0) { materialize(ps[i]); return document.getElementById(id); }
+    }
+    return null;
+  }
+
+  function textLength(node) {
+    var n = 0;
+    for (var c = node.firstChild; c; c = c.nextSibling) n += c.nodeType === 3 ? c.length : 0;
+    return n;
+  }
+
+  (function startLazy() {
+    var ps = pendingParts();
+    if (!ps.length) return;
+    // the waiting parts get a height in proportion to their source, so the scroll bar
+    // tells the truth roughly; each is built when it comes near the screen
+    var liveHeight = main.getBoundingClientRect().height;
+    var liveChars = parseInt(ps[0].getAttribute("data-after"), 10) || 0;
+    var ratio = liveChars > 0 ? Math.min(liveHeight / liveChars, 0.2) : 0.05;
+    for (var j = 0; j < ps.length; j++) ps[j].style.height = Math.max(40, Math.round(textLength(ps[j].firstElementChild) * ratio)) + "px";
+    if (!("IntersectionObserver" in window)) { materializeAll(); return; }
+    observer = new IntersectionObserver(function (seen) {
+      for (var k = 0; k < seen.length; k++) if (seen[k].isIntersecting) materialize(seen[k].target);
+    }, { rootMargin: "1500px 0px" });
+    for (var m = 0; m < ps.length; m++) observer.observe(ps[m]);
+  })();
+
+  var navBuilt = !nav || !nav.querySelector(".outline-box > noscript");
+  function buildNav() {
+    if (navBuilt) return;
+    navBuilt = true;
+    build(nav.querySelector(".outline-box > noscript"));
+  }
+
+  // ---- branches: show one path root → leaf, the others folded where they fork
+  var parentOf = null, inlineChild, branchStart, defaultPath, shown = null;
+
+  // Parents and fork points of every entry: from the elements built so far and from the
+  // source of the parts still waiting (the same attributes, read with a pattern).
   function index() {
-    if (byId || !main) return;
-    byId = {}; parentOf = {}; inlineChild = {}; branchOf = {};
+    if (parentOf || !main) return;
+    parentOf = {}; inlineChild = {}; branchStart = {};
     var ds = main.querySelectorAll("details.branch");
-    for (var i = 0; i < ds.length; i++) branchOf[ds[i].getAttribute("data-branch")] = ds[i];
+    for (var i = 0; i < ds.length; i++) branchStart[ds[i].getAttribute("data-branch")] = true;
     var els = main.querySelectorAll("[data-entry-id]");
-    for (var j = 0; j < els.length; j++) {
-      var el = els[j], id = el.id, p = el.getAttribute("data-parent");
-      byId[id] = el;
-      parentOf[id] = p;
-      // the child drawn straight after its parent (not inside a fold of its own)
-      if (p && !branchOf[id] && !inlineChild[p]) inlineChild[p] = id;
+    for (var j = 0; j < els.length; j++) parentOf[els[j].id] = els[j].getAttribute("data-parent");
+    var ps = pendingParts(), m;
+    var entryRe = /\sid="([^"]*)"\sdata-entry-id="[^"]*"\sdata-parent="([^"]*)"/g;
+    var branchRe = /data-branch="([^"]*)"/g;
+    for (var k = 0; k < ps.length; k++) {
+      var text = source(ps[k]);
+      while ((m = entryRe.exec(text))) parentOf[m[1]] = m[2];
+      while ((m = branchRe.exec(text))) branchStart[m[1]] = true;
+    }
+    // the child drawn straight after its parent (not inside a fold of its own)
+    for (var id in parentOf) {
+      var p = parentOf[id];
+      if (p && !branchStart[id] && !inlineChild[p]) inlineChild[p] = id;
     }
     defaultPath = pathThrough(main.getAttribute("data-leaf"));
     shown = defaultPath;
@@ -66,10 +162,11 @@
   }
 
   function navLink(id) {
-    return nav && nav.querySelector('.rows a[href="#' + (window.CSS && CSS.escape ? CSS.escape(id) : id) + '"]');
+    return nav && navBuilt && nav.querySelector('.rows a[href="#' + (window.CSS && CSS.escape ? CSS.escape(id) : id) + '"]');
   }
 
   function summaryOf(id) {
+    buildNav();
     var a = navLink(id);
     a = a && a.querySelector(".t");
     return a ? a.textContent : "";
@@ -77,7 +174,7 @@
 
   function choose(id) {
     index();
-    if (!byId[id]) return;
+    if (!(id in parentOf)) return;
     var set = pathThrough(id);
     var isDefault = sameAsDefault(set);
     shown = isDefault ? defaultPath : set;
@@ -85,22 +182,7 @@
     if (status) status.hidden = isDefault;
     var stubs = main.querySelectorAll(".stub");
     for (var s = 0; s < stubs.length; s++) stubs[s].parentNode.removeChild(stubs[s]);
-    for (var b in branchOf) branchOf[b].open = !!shown[b];
-    for (var e in byId) {
-      var el = byId[e], box = el.parentElement;
-      // only entries drawn in a container on the chosen path; folded branches keep theirs
-      var inView = box === main || (box.tagName === "DETAILS" && shown[box.getAttribute("data-branch")]);
-      var hide = !isDefault && inView && !shown[e];
-      el.classList.toggle("off-choice", hide);
-      if (hide && shown[parentOf[e]]) {
-        var stub = document.createElement("button");
-        stub.type = "button";
-        stub.className = "stub";
-        stub.setAttribute("data-choose", e);
-        stub.textContent = "↳ Another branch continues here: " + summaryOf(e);
-        box.insertBefore(stub, el);
-      }
-    }
+    applyChoice(main);
     if (nav) {
       nav.classList.toggle("choosing", !isDefault);
       var rows = nav.querySelectorAll(".rows a");
@@ -110,11 +192,35 @@
     }
   }
 
+  // Fold and mark the entries under box (the page, or a part just built) for the path shown.
+  function applyChoice(box) {
+    var isDefault = shown === defaultPath;
+    var ds = box.querySelectorAll("details.branch");
+    for (var b = 0; b < ds.length; b++) ds[b].open = !!shown[ds[b].getAttribute("data-branch")];
+    var els = box.querySelectorAll("[data-entry-id]");
+    for (var i = 0; i < els.length; i++) {
+      var el = els[i], e = el.id, up = el.parentElement;
+      // only entries drawn in a container on the chosen path; folded branches keep theirs
+      var inView = up === main || up.classList.contains("chunk") ||
+        (up.tagName === "DETAILS" && shown[up.getAttribute("data-branch")]);
+      var hide = !isDefault && inView && !shown[e];
+      el.classList.toggle("off-choice", hide);
+      if (hide && shown[parentOf[e]]) {
+        var stub = document.createElement("button");
+        stub.type = "button";
+        stub.className = "stub";
+        stub.setAttribute("data-choose", e);
+        stub.textContent = "↳ Another branch continues here: " + summaryOf(e);
+        up.insertBefore(stub, el);
+      }
+    }
+  }
+
   function reveal(hash) {
     if (!hash || hash.length < 2) return;
     var id;
     try { id = decodeURIComponent(hash.slice(1)); } catch (e) { return; }
-    var el = document.getElementById(id);
+    var el = document.getElementById(id) || materializeHolding(id);
     if (!el) return;
     index();
     var entry = el.closest("[data-entry-id]");
@@ -135,12 +241,15 @@
 
   // The tree starts folded (phones see the conversation first); wide screens unfold it.
   var outlineBox = document.querySelector(".outline-box");
-  if (outlineBox && window.matchMedia("(min-width: 861px)").matches) outlineBox.open = true;
+  // A long tree waits until asked for.
+  if (outlineBox && navBuilt && window.matchMedia("(min-width: 861px)").matches) outlineBox.open = true;
+  if (outlineBox) outlineBox.addEventListener("toggle", function () { if (outlineBox.open) buildNav(); });
 
   window.addEventListener("hashchange", function () { reveal(window.location.hash); });
   reveal(window.location.hash);
 
   function setAll(open) {
+    allOpen = open;
     var all = document.querySelectorAll("main details, .diagnostics");
     for (var i = 0; i < all.length; i++) {
       // "collapse all" folds branches too, except those holding the path being shown
@@ -170,7 +279,7 @@
     if (stub) {
       var target = stub.getAttribute("data-choose");
       choose(target);
-      var el = document.getElementById(target);
+      var el = document.getElementById(target) || materializeHolding(target);
       if (el) el.scrollIntoView({ block: "start" });
       return;
     }
@@ -194,6 +303,7 @@
         at = -1;
         last = q;
         if (q) {
+          findInParts(q);
           var all = main.querySelectorAll("article.entry, .inline-marker");
           for (var j = 0; j < all.length; j++) {
             if (all[j].textContent.toLowerCase().indexOf(q) >= 0) {
@@ -213,6 +323,21 @@
     });
   }
 
+  // Build the waiting parts whose text holds q (their source with the tags taken out).
+  function findInParts(q) {
+    var ps = pendingParts();
+    for (var i = 0; i < ps.length; i++) {
+      var ns = ps[i].firstElementChild;
+      var text = ns.__plain;
+      if (text === undefined) {
+        text = ns.textContent.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
+          .replace(/&quot;|&#34;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&").toLowerCase();
+        ns.__plain = text;
+      }
+      if (text.indexOf(q) >= 0) materialize(ps[i]);
+    }
+  }
+
   // ---- keyboard: / search, j/k next/previous entry, e/c expand/collapse, t theme
   function visibleEntries() {
     var all = main.querySelectorAll("article.entry, .inline-marker"), out = [];
@@ -228,6 +353,13 @@
       if (list[mid].getBoundingClientRect().top <= edge + 1) lo = mid + 1; else hi = mid;
     }
     var next = dir > 0 ? list[lo] : list[lo - 2];
+    if (!next && dir > 0) {
+      // past what is built: build the next waiting part and go on into it
+      var ps = pendingParts();
+      for (var i = 0; i < ps.length; i++) {
+        if (ps[i].getBoundingClientRect().bottom > edge) { materialize(ps[i]); return step(dir); }
+      }
+    }
     if (next) next.scrollIntoView({ block: "start" });
   }
 
@@ -245,6 +377,7 @@
   // ---- print: every fold open, then back as it was
   var reopened = [];
   window.addEventListener("beforeprint", function () {
+    materializeAll();
     var closed = document.querySelectorAll("details:not([open])");
     for (var i = 0; i < closed.length; i++) { closed[i].open = true; reopened.push(closed[i]); }
   });

@@ -86,7 +86,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if CORPUS_STATS["files"] or STATS["pages"]:
         terminalreporter.write_line(
             f"security: {STATS['placements']} payload placements tried on {STATS['pages']} page "
-            f"loads (with and without CSP), {STATS['executed']} executed, {STATS['requests']} "
+            f"loads (with and without CSP, and built from <noscript> parts), {STATS['executed']} executed, {STATS['requests']} "
             f"requests; {CORPUS_STATS['files']} malformed files, {CORPUS_STATS['crashes']} "
             f"crashes, {CORPUS_STATS['lost']} entries lost"
         )

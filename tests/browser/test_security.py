@@ -19,7 +19,7 @@ import orjson
 import pytest
 from playwright.sync_api import Browser, Page
 
-from piexport.export import export_session
+from piexport.export import RenderOptions, export_session
 
 from ..conftest import HEADER, ts
 from ..test_render import static_checks
@@ -322,6 +322,8 @@ def probe(page: Page, url: str) -> dict[str, int]:
 
     page.route("**/*", route)
     page.goto(url)
+    # build every part of a big page that waits as <noscript> source (print does that)
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
     for button in page.locator("button").all()[:10]:
         if button.is_visible():
             button.click()
@@ -349,7 +351,7 @@ def strip_csp(html: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[tuple[str, Path, Path]]]:
+def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[tuple[str, Path, Path, Path]]]:
     root = tmp_path_factory.mktemp("xss")
     out = []
     for i, payload in enumerate(PAYLOADS):
@@ -359,8 +361,12 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[tuple[str, 
         export_session(src, page)
         bare = root / f"p{i}-nocsp.html"
         bare.write_text(strip_csp(page.read_text(encoding="utf-8")), encoding="utf-8")
+        # the big-page form: every part waits as <noscript> source and the script builds it
+        lazy = root / f"p{i}-lazy.html"
+        export_session(src, lazy, RenderOptions(live_chars=0, chunk_chars=0, nav_rows=0))
+        assert "<noscript>" in lazy.read_text(encoding="utf-8")
         STATS["placements"] += placements
-        out.append((payload, page, bare))
+        out.append((payload, page, bare, lazy))
     yield out
 
 
@@ -377,14 +383,14 @@ def test_control_page_triggers_the_harness(browser: Browser, tmp_path: Path) -> 
     assert result["executed"] >= 1
 
 
-@pytest.mark.parametrize("with_csp", [True, False], ids=["csp", "no-csp"])
+@pytest.mark.parametrize("form", ["csp", "no-csp", "lazy"])
 def test_no_payload_runs_or_loads_anything(
-    browser: Browser, pages: list[tuple[str, Path, Path]], with_csp: bool
+    browser: Browser, pages: list[tuple[str, Path, Path, Path]], form: str
 ) -> None:
     failures = []
-    for payload, page_path, bare in pages:
-        target = page_path if with_csp else bare
-        static_checks(page_path.read_text(encoding="utf-8"))
+    for payload, page_path, bare, lazy in pages:
+        target = {"csp": page_path, "no-csp": bare, "lazy": lazy}[form]
+        static_checks((lazy if form == "lazy" else page_path).read_text(encoding="utf-8"))
         page = browser.new_page()
         result = probe(page, target.as_uri())
         own_script_ran = page.evaluate("document.documentElement.classList.contains('has-js')")

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from piexport.export import export_session
+from piexport import load_session
+from piexport.export import RenderOptions, export_session
 from piexport.site import build_site
 from piexport.view import dom_id
 
@@ -42,18 +43,27 @@ class Watch:
         assert self.errors == [] and self.requests == [] and self.dialogs == []
 
 
-@pytest.fixture(scope="module")
-def shop_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+LAZY = RenderOptions(live_chars=0, chunk_chars=2_000, nav_rows=0, group_entries=2)
+"""A big session's page on a small one: every part of the transcript and the tree wait as
+<noscript> source until needed, so each behaviour is checked on both kinds of page."""
+MODES = {"whole": RenderOptions(), "lazy": LAZY}
+
+
+@pytest.fixture(scope="module", params=list(MODES))
+def shop_page(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     src = next(p for p in sample_files() if "01955b2a" in p.name)
     out = tmp_path_factory.mktemp("pages") / "shop.html"
-    export_session(src, out)
+    export_session(src, out, MODES[request.param])
+    if request.param == "lazy":
+        assert out.read_text().count('<section class="chunk pending"') > 3
     return out
 
 
-def test_every_sample_page_loads_clean(browser: Browser, tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", list(MODES))
+def test_every_sample_page_loads_clean(browser: Browser, tmp_path: Path, mode: str) -> None:
     for src in sample_files():
         out = tmp_path / (src.stem + ".html")
-        export_session(src, out)
+        export_session(src, out, MODES[mode])
         page = browser.new_page()
         watch = Watch(page)
         page.goto(out.as_uri())
@@ -69,6 +79,8 @@ def test_navigator_shows_the_branch_of_the_row_chosen(browser: Browser, shop_pag
     page = browser.new_page()
     watch = Watch(page)
     page.goto(shop_page.as_uri())
+    if not page.locator("nav.outline details").evaluate("d => d.open"):
+        page.locator("nav.outline summary").click()  # a long tree is built when opened
     # "Yes, add a regression test." lives on a collapsed branch; the current branch goes on
     # with "Actually, coupons should be rejected…" after the same answer
     target = page.locator("main article.user", has_text="Yes, add a regression test.")
@@ -125,13 +137,14 @@ def test_collapse_and_expand_all(browser: Browser, shop_page: Path) -> None:
     assert page.evaluate("[...document.querySelectorAll('main details')].every(d => !d.open)")
 
 
+@pytest.mark.parametrize("mode", list(MODES))
 def test_without_javascript_everything_is_reachable_with_details(
-    browser: Browser, tmp_path: Path
+    browser: Browser, tmp_path: Path, mode: str
 ) -> None:
     context = browser.new_context(java_script_enabled=False)
     for src in sample_files():
         out = tmp_path / (src.stem + ".html")
-        export_session(src, out)
+        export_session(src, out, MODES[mode])
         page = context.new_page()
         page.goto(out.as_uri())
         assert page.locator("#branch-status").is_hidden()
@@ -151,8 +164,44 @@ def test_without_javascript_everything_is_reachable_with_details(
             if not entries.nth(i).is_visible()
         ]
         assert hidden == [], src.name
+        assert entries.count() == len(load_session(src).entries), src.name
         page.close()
     context.close()
+
+
+def test_a_big_page_builds_its_parts_as_they_are_needed(browser: Browser, tmp_path: Path) -> None:
+    """Waiting parts are one text node each at load; scrolling builds them in order, a deep
+    link builds the part holding its target, and in the end every entry is an element."""
+    src = next(p for p in sample_files() if "01955b2a" in p.name)
+    session = load_session(src)
+    out = tmp_path / "lazy.html"
+    export_session(
+        src, out, RenderOptions(live_chars=3_000, chunk_chars=2_000, nav_rows=0, group_entries=2)
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 500})
+    watch = Watch(page)
+    page.goto(out.as_uri())
+    parts = "document.querySelectorAll('main section.chunk.pending').length"
+    waiting = page.evaluate(parts)
+    assert waiting > 3
+    built = page.evaluate("document.querySelectorAll('main [data-entry-id]').length")
+    assert 0 < built < len(session.entries)
+    assert page.locator(".outline-box ol.rows").count() == 0  # the long tree waits too
+    # a deep link to the last entry builds the part that holds it
+    last = dom_id(session.entries[-1].id)
+    page.goto(out.as_uri() + "#" + last)
+    assert page.locator("#" + last).is_visible()
+    # scrolling to the end builds every part on the way
+    page.goto(out.as_uri())
+    for _ in range(200):
+        if page.evaluate(parts) == 0:
+            break
+        page.mouse.wheel(0, 600)
+        page.wait_for_timeout(20)
+    assert page.evaluate(parts) == 0
+    ids = page.evaluate("[...document.querySelectorAll('main [data-entry-id]')].map(e => e.id)")
+    assert sorted(ids) == sorted(dom_id(e.id) for e in session.entries)
+    watch.assert_clean()
 
 
 def test_site_index_sort_filter_and_follow(browser: Browser, tmp_path: Path) -> None:
@@ -208,7 +257,10 @@ def test_keyboard_print_theme_and_phone(browser: Browser, shop_page: Path) -> No
     assert after_two > 0
     page.keyboard.press("k")
     assert 0 <= page.evaluate(top) < after_two
-    # printing opens every fold, and puts them back afterwards
+    # printing opens every fold (building any part still waiting), and puts them back after
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    assert page.evaluate("document.querySelectorAll('main noscript').length") == 0
     closed = page.evaluate("document.querySelectorAll('details:not([open])').length")
     assert closed > 0
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
