@@ -101,8 +101,27 @@ def open_in_chromium(page: Path) -> dict[str, float]:
         )
         seconds = time.perf_counter() - start
         nodes = tab.evaluate("document.getElementsByTagName('*').length")
+        # every entry must be reachable: built already, or waiting in a part's source
+        reachable = tab.evaluate(
+            """() => {
+                const ids = new Set();
+                for (const el of document.querySelectorAll('main [data-entry-id]')) ids.add(el.id);
+                const re = /\\sid="([^"]*)"\\sdata-entry-id=/g;
+                for (const ns of document.querySelectorAll('main section.pending > noscript')) {
+                    for (const m of ns.textContent.matchAll(re)) ids.add(m[1]);
+                }
+                return ids.size;
+            }"""
+        )
         browser.close()
-    return {"open_s": seconds, "dom_nodes": nodes}
+    return {"open_s": seconds, "dom_nodes": nodes, "reachable": reachable}
+
+
+def reach(name: str, found: int, entries: int) -> str:
+    """'all' when every entry of the file is in the page (built or waiting), else the count."""
+    if found < 0 or name != "piexport":
+        return "—"
+    return "all" if found == entries else f"{found}/{entries}"
 
 
 def timed(cmd: list[str]) -> float:
@@ -124,24 +143,26 @@ def main() -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
 
     print(
-        f"{'case':<22}{'input MB':>9}{'export s':>9}{'MB/s':>7}{'peak MB':>9}{'page MB':>9}{'open s':>8}{'DOM nodes':>11}"
+        f"{'case':<22}{'input MB':>9}{'export s':>9}{'MB/s':>7}{'peak MB':>9}{'page MB':>9}{'open s':>8}{'DOM nodes':>11}{'reachable':>11}"
     )
     for size in args.sizes:
         src = session_file(size)
         mb = src.stat().st_size / 1e6
+        entries = sum(1 for _ in src.open("rb")) - 1  # the header is line 1
         tools = [("piexport", lambda s, o: export(s, o))]
         if args.pi:
             tools.append(("pi --export", lambda s, o: pi_export(args.pi, s, o)))
         for name, run in tools:
             page = out_dir / f"{name.split()[0]}-{size}.html"
             r = run(src, page)
-            opened = {"open_s": float("nan"), "dom_nodes": 0}
+            opened = {"open_s": float("nan"), "dom_nodes": 0, "reachable": -1}
             if not args.no_browser and page.exists():
                 opened = open_in_chromium(page)
             page_mb = page.stat().st_size / 1e6 if page.exists() else float("nan")
             print(
                 f"{name + ' ' + str(size):<22}{mb:>9.1f}{r['seconds']:>9.2f}{mb / r['seconds']:>7.1f}"
                 f"{r['rss_mb']:>9.0f}{page_mb:>9.1f}{opened['open_s']:>8.2f}{opened['dom_nodes']:>11}"
+                f"{reach(name, opened['reachable'], entries):>11}"
             )
 
     if not args.no_archive:

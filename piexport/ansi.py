@@ -78,21 +78,28 @@ def escape_text(text: str) -> str:
 
 
 _State = tuple[tuple[str, str], ...]
-_sgr_cache: dict[tuple[str, _State], tuple[_State, str]] = {}
+_step_cache: dict[tuple[str, _State], tuple[_State, str]] = {}
 
 
-def _sgr(params: str, state: _State) -> tuple[_State, str]:
-    """The state after one SGR sequence and its classes; terminal output repeats the same
-    few sequences thousands of times, so the answers are kept."""
-    key = (params, state)
-    hit = _sgr_cache.get(key)
+def _step(seq: str, params: str | None, final: str | None, state: _State) -> tuple[_State, str]:
+    """The state after one escape sequence and the HTML it becomes. Terminal output repeats
+    the same few sequences thousands of times, so the answers are kept."""
+    key = (seq, state)
+    hit = _step_cache.get(key)
     if hit is None:
-        new = dict(state)
-        _classes(params, new)
-        after = tuple(new.items())
-        hit = (after, " ".join(v for _, v in after if v))
-        if len(_sgr_cache) < 4096:
-            _sgr_cache[key] = hit
+        if final != "m":
+            hit = (state, "")  # cursor moves, clears, OSC, …: removed
+        else:
+            new = dict(state)
+            _classes(params or "", new)
+            after = tuple(new.items())
+            classes = " ".join(v for _, v in after if v)
+            html = ("</span>" if any(v for _, v in state) else "") + (
+                f'<span class="{classes}">' if classes else ""
+            )
+            hit = (after, html)
+        if len(_step_cache) < 8192:
+            _step_cache[key] = hit
     return hit
 
 
@@ -104,23 +111,14 @@ def ansi_to_html(text: str) -> str:
     escaped = escape_text(text)
     if "\x1b" not in escaped:
         return reveal_controls(escaped)
-    out: list[str] = []
     state: _State = ()
-    pos = 0
-    open_span = False
-    for m in _ESCAPES.finditer(escaped):
-        out.append(escaped[pos : m.start()])
-        pos = m.end()
-        if m.group(2) != "m":
-            continue  # cursor moves, clears, OSC, …: removed
-        if open_span:
-            out.append("</span>")
-            open_span = False
-        state, classes = _sgr(m.group(1) or "", state)
-        if classes:
-            out.append(f'<span class="{classes}">')
-            open_span = True
-    out.append(escaped[pos:])
-    if open_span:
-        out.append("</span>")
-    return reveal_controls("".join(out))
+
+    def replace(m: re.Match[str]) -> str:
+        nonlocal state
+        state, html = _step(m.group(0), m.group(1), m.group(2), state)
+        return html
+
+    out = _ESCAPES.sub(replace, escaped)
+    if any(v for _, v in state):
+        out += "</span>"
+    return reveal_controls(out)

@@ -18,10 +18,10 @@ from urllib.parse import quote
 
 import jinja2
 import orjson
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from . import __version__
-from .ansi import ansi_to_html
+from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
 from .highlight import (
     HighlightBudget,
@@ -74,7 +74,7 @@ def _ansi(text: Any) -> Markup:
 
 
 def _plain(text: Any) -> Markup:
-    return Markup(reveal_controls(str(escape(text if isinstance(text, str) else str(text)))))
+    return Markup(reveal_controls(escape_text(text if isinstance(text, str) else str(text))))
 
 
 def _json(value: Any) -> str:
@@ -123,11 +123,11 @@ def _lines(text: str) -> int:
 
 
 def _head(text: str, n: int = PREVIEW_LINES) -> str:
-    return "\n".join(text.split("\n")[:n])
+    return "\n".join(text.split("\n", n)[:n])
 
 
 def _tail(text: str, n: int = PREVIEW_LINES) -> str:
-    return "\n".join(text.split("\n")[-n:])
+    return "\n".join(text.rsplit("\n", n)[-n:])
 
 
 FILTERS: dict[str, Callable[..., Any]] = {
@@ -324,6 +324,33 @@ def render_session_parts(
         count = shown.count("\n") + (0 if shown.endswith("\n") else 1)
         return html.split("\n")[: max(count, 1)], len(full) - len(shown)
 
+    def output(full: Any, is_error: bool = False, ansi: bool = False) -> Markup:
+        """Tool output: past PREVIEW_LINES folded, previewing its last lines when it is a
+        terminal's (errors and summaries come last), else its first; cut at the caps."""
+        full = full if isinstance(full, str) else str(full)
+        text = cap(full)
+        html = ansi_to_html if ansi else (lambda t: reveal_controls(escape_text(t)))
+        err = " error" if is_error else ""
+        n = _lines(text)
+        if n <= PREVIEW_LINES:
+            out = f'<pre class="output{err}">{html(text)}</pre>\n'
+        else:
+            if ansi:
+                summary = (
+                    f'<span class="more">Show all {n} lines (the last {PREVIEW_LINES} are '
+                    f'below)</span><pre class="preview tail">{html(_tail(text))}</pre>'
+                )
+            else:
+                summary = (
+                    f'<pre class="preview">{html(_head(text))}</pre>'
+                    f'<span class="more">Show all {n} lines</span>'
+                )
+            out = (
+                f'<details class="fold output{err}">\n  <summary>{summary}</summary>\n'
+                f"  <pre>{html(text)}</pre>\n</details>\n"
+            )
+        return Markup(out) + cut_notice(len(full) - len(text))
+
     images_left = [MAX_PAGE_IMAGE_BYTES]
 
     def image(block: Any) -> Image:
@@ -343,6 +370,7 @@ def render_session_parts(
         "numbered": numbered,
         "cap": cap,
         "cut_notice": cut_notice,
+        "output": output,
         "image": image,
         "file_stats": view.file_figures,
         "path_stats": view.path_figures,

@@ -219,6 +219,17 @@ def _subtree_sizes(session: Session) -> dict[str, tuple[int, int]]:
     return sizes
 
 
+def _is_ancestor(session: Session, candidate: str, entry_id: str) -> bool:
+    """Whether candidate is entry_id or above it (a walk up, no path list built)."""
+    parent = session.tree.parent
+    cur: str | None = entry_id
+    while cur is not None:
+        if cur == candidate:
+            return True
+        cur = parent.get(cur)
+    return False
+
+
 def _left_leaves(session: Session) -> dict[str, str]:
     """Where each branch summary's abandoned branch ended.
 
@@ -232,7 +243,7 @@ def _left_leaves(session: Session) -> dict[str, str]:
         if e.type != "branch_summary" or i == 0:
             continue
         before = entries[i - 1].id
-        if before not in session.tree.path_to(e.id):
+        if not _is_ancestor(session, before, e.id):
             found[e.id] = before
     return found
 
@@ -285,20 +296,26 @@ _NOTICE = re.compile(r"\n*(\[(?:\d+ more lines in file|Showing lines)[^\]\n]*\])
 _EXIT = re.compile(r"\n*Command exited with code (-?\d+)\s*$")
 
 
+_TAIL = 4096
+"""Trailers sit at the end: only this much of a (possibly huge) output is searched."""
+
+
+def _trailer(pattern: re.Pattern[str], text: str) -> tuple[str, re.Match[str] | None]:
+    cut = max(0, len(text) - _TAIL)
+    m = pattern.search(text, cut)
+    return (text, None) if m is None else (text[: m.start()], m)
+
+
 def split_notice(text: str) -> tuple[str, str | None]:
     """Separate pi's trailing ``[N more lines in file…]`` notice from a tool's output."""
-    m = _NOTICE.search(text)
-    if not m:
-        return text, None
-    return text[: m.start()], m.group(1)
+    body, m = _trailer(_NOTICE, text)
+    return body, m.group(1) if m else None
 
 
 def split_exit(text: str) -> tuple[str, int | None]:
     """Separate pi's ``Command exited with code N`` line from bash output."""
-    m = _EXIT.search(text)
-    if not m:
-        return text, None
-    return text[: m.start()], int(m.group(1))
+    body, m = _trailer(_EXIT, text)
+    return body, int(m.group(1)) if m else None
 
 
 MAX_GREP_LINES = 2000

@@ -761,7 +761,7 @@ def test_the_page_shell_inlines_our_assets_byte_for_byte() -> None:
     assert js.count("innerHTML") == 1
     assert "t.innerHTML = policy.createHTML(ns.textContent);" in js
     assert js.count("createPolicy(") == 1
-    assert "; trusted-types piexport\">" in head
+    assert '; trusted-types piexport">' in head
     assert "url(" not in read_static("viewer.css") and "@import" not in read_static("viewer.css")
 
 
