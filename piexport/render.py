@@ -58,8 +58,9 @@ LIVE_CHARS = 600_000
 """Transcript HTML the browser builds at once; the rest waits, inert, until scrolled to."""
 CHUNK_CHARS = 250_000
 """Size of one inert part of a big transcript: small enough to build in a few frames."""
-NAV_LIVE_ROWS = 1_500
-"""A session tree longer than this is built when the reader first opens it."""
+NAV_LIVE_ROWS = 5_000
+"""A session tree longer than this is built when the reader first opens it (a 20k-entry
+tree is ~100k elements)."""
 GROUP_ENTRIES = 20
 """Top-level events rendered in one template call (a fork's folded branches stay whole)."""
 _NOSCRIPT_END = re.compile(r"</noscript", re.IGNORECASE)

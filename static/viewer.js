@@ -241,7 +241,7 @@
 
   // The tree starts folded (phones see the conversation first); wide screens unfold it.
   var outlineBox = document.querySelector(".outline-box");
-  // A long tree waits until asked for.
+  // A long tree waits until asked for (it would cost more than the page it serves).
   if (outlineBox && navBuilt && window.matchMedia("(min-width: 861px)").matches) outlineBox.open = true;
   if (outlineBox) outlineBox.addEventListener("toggle", function () { if (outlineBox.open) buildNav(); });
 
