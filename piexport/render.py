@@ -241,8 +241,9 @@ def numbered(lines: Sequence[str], start: Any = 1, limit: int | None = None) -> 
     files are long."""
     first = start if isinstance(start, int) and not isinstance(start, bool) else 1
     shown = lines[:limit] if limit is not None else lines
-    gutter = "".join(f"{first + i}\n" for i in range(len(shown)))
-    code = "".join(f"{line}\n" for line in shown)
+    end = "\n" if shown else ""
+    gutter = "\n".join(map(str, range(first, first + len(shown)))) + end
+    code = "\n".join(shown) + end
     return Markup(
         f'<div class="code-with-lines"><pre class="gutter" aria-hidden="true">{gutter}</pre>'
         f'<pre class="hl"><code>{code}</code></pre></div>'

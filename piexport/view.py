@@ -296,7 +296,7 @@ _NOTICE = re.compile(r"\n*(\[(?:\d+ more lines in file|Showing lines)[^\]\n]*\])
 _EXIT = re.compile(r"\n*Command exited with code (-?\d+)\s*$")
 
 
-_TAIL = 4096
+_TAIL = 1024
 """Trailers sit at the end: only this much of a (possibly huge) output is searched."""
 
 
