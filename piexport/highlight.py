@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from contextvars import ContextVar
 from functools import lru_cache
 
 from markupsafe import escape
@@ -41,6 +42,11 @@ class HighlightBudget:
     def spend(self, chars: int, seconds: float) -> None:
         self.chars -= chars
         self.seconds -= seconds
+
+
+page_budget: ContextVar[HighlightBudget | None] = ContextVar("page_budget", default=None)
+"""The budget of the page being rendered, for highlighting reached through markdown (its
+fence callback has no other way to get it)."""
 
 
 @lru_cache(maxsize=512)

@@ -17,7 +17,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import escape
 
-from .highlight import highlight_block
+from .highlight import highlight_block, page_budget
 
 MAX_MARKDOWN = 1_000_000
 """Bigger texts are shown as plain text: markdown cost grows fast on hostile input."""
@@ -31,7 +31,7 @@ _DEEP = re.compile(rf"^(?:[ \t]*(?:>|[-*+]|\d+[.)])[ \t]*){{{_NESTING - 4},}}", 
 
 
 def _fence(code: str, lang: str, _attrs: str) -> str:
-    return highlight_block(code, lang.split()[0] if lang.strip() else "")
+    return highlight_block(code, lang.split()[0] if lang.strip() else "", budget=page_budget.get())
 
 
 _md = MarkdownIt("js-default", {"highlight": _fence, "linkify": False, "typographer": False})

@@ -29,6 +29,7 @@ from .highlight import (
     highlight_code,
     lexer_by_name,
     lexer_for_path,
+    page_budget,
     style_css,
 )
 from .markdown import render_markdown
@@ -380,6 +381,7 @@ def render_session_parts(
 
     def chunks() -> Iterator[Chunk]:
         """The transcript, rendered a group at a time; past ``LIVE_CHARS`` in inert parts."""
+        page_budget.set(budget)  # code fences in markdown count against the page too
         part = make_env().get_template("transcript.html.j2")
         made, pending = 0, []
         for group in _groups(view.events, options.group_entries):

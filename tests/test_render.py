@@ -786,3 +786,26 @@ def test_branch_summary_links_to_the_branch_it_summarises(make_session: MakeSess
     marker = soup.select_one(f"#{dom_id('b1')}")
     hrefs = [a["href"] for a in marker.select("p a")]
     assert hrefs == [f"#{dom_id('a1')}", f"#{dom_id('u1')}"]
+
+
+def test_code_fences_in_markdown_share_the_pages_highlight_budget(
+    make_session: MakeSession,
+) -> None:
+    """Fenced code in model text is coloured from the same per-page budget as files, so a
+    session full of code blocks cannot make an export crawl; past it, code stays plain."""
+    from piexport.render import RenderOptions
+
+    block = "def f(x):\n    return x + 1\n" * 20
+    recs = [msg("u", None, "user", "go", 0)]
+    for i in range(6):
+        text = f"Step {i}:\n\n```python\n{block}# marker {i}\n```\n"
+        recs.append(
+            msg(f"a{i}", recs[-1]["id"], "assistant", [{"type": "text", "text": text}], i + 1)
+        )
+    path = make_session(recs)
+    html = render_session(load_session(path), RenderOptions(highlight_chars=len(block) * 2 + 100))
+    pres = re.findall(r'<pre class="hl" data-lang="python"><code>(.*?)</code></pre>', html, re.S)
+    assert len(pres) == 6
+    coloured = ['<span class="k">def</span>' in p for p in pres]
+    assert coloured == [True, True, True, False, False, False]
+    assert all(f"# marker {i}" in p for i, p in enumerate(pres))  # plain, never dropped
