@@ -223,8 +223,16 @@ def cut_notice(missing: int) -> Markup:
     )
 
 
-def render_session(session: Session | SessionView, options: RenderOptions | None = None) -> str:
-    """The whole session page as a string; no I/O, same input → same bytes."""
+def render_session(
+    session: Session | SessionView,
+    options: RenderOptions | None = None,
+    *,
+    sharing: Sequence[str] = (),
+) -> str:
+    """The whole session page as a string; no I/O, same input → same bytes.
+
+    ``sharing`` lists what was left out or redacted (``selection.sharing_notice``); the page
+    says so under its title."""
     options = options or RenderOptions()
     view = session if isinstance(session, SessionView) else build_view(session)
     header = view.session.header
@@ -288,6 +296,7 @@ def render_session(session: Session | SessionView, options: RenderOptions | None
         image=image,
         file_stats=view.file_figures,
         path_stats=view.path_figures,
+        sharing=list(sharing),
     )
 
 
