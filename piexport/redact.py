@@ -23,6 +23,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -60,17 +61,22 @@ class Rule:
     generic: bool = False
     """A shape (``KEY=value``) rather than a provider's token format: a value that looks like a
     placeholder (``$VAR``, ``${{ secrets.X }}``, ``<token>``) is left alone."""
+    keywords: tuple[str, ...] = ()
+    """Lower-case strings one of which every match contains: the pattern only runs on text
+    that has one (regexes that start with ``\\b`` scan slowly; ``in`` is fast)."""
 
 
-def _rule(name: str, regex: str, *, generic: bool = False, flags: int = 0) -> Rule:
-    return Rule(name, re.compile(regex, flags), generic)
+def _rule(name: str, regex: str, keywords: str, *, generic: bool = False, flags: int = 0) -> Rule:
+    return Rule(name, re.compile(regex, flags), generic, tuple(keywords.split()))
 
 
 _END = r"(?![A-Za-z0-9_-])"
 _SECRET_WORDS = (
-    r"(?:PASSWORD|PASSWD|PASSPHRASE|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
-    r"|CLIENT_?SECRET|CREDENTIALS?|AUTH)"
+    r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
+    r"|CLIENT_?SECRET|CREDENTIALS?|AUTH_?TOKEN)"
 )
+_WORDS_KEYS = "pass secret token api access private credential"
+"""Every secret word contains one of these (lower-cased)."""
 _SECRET_WORDS_LOWER = (
     r"(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
     r"|private[_-]?key|client[_-]?secret|credentials?|auth[_-]?token)"
@@ -83,86 +89,106 @@ RULES: tuple[Rule, ...] = (
         r"-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----"
         r"(?:[\s\S]{0,16384}?-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----"
         r"|[A-Za-z0-9+/=\s:,.-]{0,16384})",
+        "private",
     ),
-    _rule("aws-access-key", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b"),
+    _rule(
+        "aws-access-key",
+        r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b",
+        "a3t akia asia abia acca",
+    ),
     _rule(
         "aws-secret-key",
         r"(?i:aws)[\w.-]{0,20}?(?i:secret|sk)[\w.-]{0,20}[\"']?\s{0,3}[:=]{1,2}>?\s{0,3}[\"']?"
         r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
+        "aws",
     ),
-    _rule("github-token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
-    _rule("github-token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
+    _rule(
+        "github-token",
+        r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b",
+        "ghp_ gho_ ghu_ ghs_ ghr_",
+    ),
+    _rule("github-token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", "github_pat_"),
     _rule(
         "gitlab-token",
         r"\b(?:glpat|gldt|glrt|glptt|glcbt|glft|glimt|glagent|glsoat|gloas)-"
         r"[A-Za-z0-9_-]{20,}" + _END,
+        "glpat- gldt- glrt- glptt- glcbt- glft- glimt- glagent- glsoat- gloas-",
     ),
-    _rule("gitlab-token", r"\bGR1348941[A-Za-z0-9_-]{20,}" + _END),
-    _rule("anthropic-key", r"\bsk-ant-[a-z]{2,6}\d{2}-[A-Za-z0-9_-]{20,}" + _END),
+    _rule("gitlab-token", r"\bGR1348941[A-Za-z0-9_-]{20,}" + _END, "gr1348941"),
+    _rule("anthropic-key", r"\bsk-ant-[a-z]{2,6}\d{2}-[A-Za-z0-9_-]{20,}" + _END, "sk-ant-"),
     _rule(
         "openai-key",
         r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}"
         + _END
         + r"|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b|\bsk-[A-Za-z0-9]{48}\b",
+        "sk-",
     ),
-    _rule("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}" + _END),
-    _rule("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}" + _END),
-    _rule("huggingface-token", r"\b(?:hf_[A-Za-z0-9]{30,40}|api_org_[A-Za-z0-9]{30,40})\b"),
-    _rule("slack-token", r"\bxox[abposre]-(?:\d+-)?[0-9A-Za-z-]{10,}" + _END),
-    _rule("slack-token", r"\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+\b"),
+    _rule("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}" + _END, "aiza"),
+    _rule("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}" + _END, "gocspx-"),
+    _rule(
+        "huggingface-token",
+        r"\b(?:hf_[A-Za-z0-9]{30,40}|api_org_[A-Za-z0-9]{30,40})\b",
+        "hf_ api_org_",
+    ),
+    _rule("slack-token", r"\bxox[abposre]-(?:\d+-)?[0-9A-Za-z-]{10,}" + _END, "xox"),
+    _rule("slack-token", r"\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+\b", "xapp-"),
     _rule(
         "slack-webhook",
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",
+        "hooks.slack.com",
     ),
     _rule(
-        "stripe-key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,99}\b|\bwhsec_[0-9A-Za-z]{24,}\b"
+        "stripe-key",
+        r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,99}\b|\bwhsec_[0-9A-Za-z]{24,}\b",
+        "sk_live_ sk_test_ rk_live_ rk_test_ whsec_",
     ),
-    _rule("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    _rule("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}" + _END),
-    _rule("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END),
-    _rule("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
-    _rule(
-        "jwt",
-        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
-    ),
+    _rule("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", "npm_"),
+    _rule("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}" + _END, "pypi-"),
+    _rule("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END, "sg."),
+    _rule("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", "dop_v1_ doo_v1_ dor_v1_"),
+    _rule("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyj"),
     # shapes
     _rule(
         "url-credentials",
-        r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@\"'<>`]{1,128}:"
+        r"://[^\s:/?#@\"'<>`]{1,128}:"
         r"(?P<secret>[^\s/?#@\"'<>`]{1,256})@[A-Za-z0-9\[]",
+        "://",
         generic=True,
     ),
     _rule(
         "auth-header",
-        r"(?i:\b(?:proxy-)?authorization)[\"']?\s{0,3}[:=]\s{0,3}[\"']?"
+        r"(?<![\w-])(?i:(?:proxy-)?authorization)[\"']?\s{0,3}[:=]\s{0,3}[\"']?"
         r"(?i:(?:bearer|basic|token|digest|bot|negotiate)\s+)?"
         r"(?!(?i:bearer|basic|token|digest|bot|negotiate)(?:\s|$))(?P<secret>[A-Za-z0-9._~+/=:-]{6,})",
+        "authorization",
         generic=True,
     ),
     _rule(
         "auth-header",
-        r"(?i:\b(?:x-api-key|x-auth-token|api-key|private-token|x-access-token))"
+        r"(?<![\w-])(?i:x-api-key|x-auth-token|api-key|private-token|x-access-token)"
         r"[\"']?\s{0,3}:\s{0,3}[\"']?(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
+        "x-api-key x-auth-token api-key private-token x-access-token",
         generic=True,
     ),
     _rule(
         "secret-assignment",
-        r"\b[A-Z0-9_]{0,40}" + _SECRET_WORDS + r"[A-Z0-9_]{0,20}\s{0,3}(?::=|=|:\s)\s{0,3}"
+        _SECRET_WORDS + r"[A-Z0-9_]{0,20}\s{0,3}(?::=|=|:\s)\s{0,3}"
         r"(?P<q>[\"']?)(?P<secret>[^\s\"'`]{4,512})(?P=q)",
+        _WORDS_KEYS,
         generic=True,
     ),
     _rule(
         "secret-assignment",
         r"(?P<kq>[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
         r"(?P<q>[\"'])(?P<secret>[^\"'\n]{4,512})(?P=q)",
+        _WORDS_KEYS,
         generic=True,
         flags=re.IGNORECASE,
     ),
     _rule(
         "secret-assignment",
-        r"\b"
-        + _SECRET_WORDS_LOWER
-        + r"\s{0,3}[:=]\s{0,3}(?P<q>[\"'])(?P<secret>[^\"'\n]{4,512})(?P=q)",
+        _SECRET_WORDS_LOWER + r"\s{0,3}[:=]\s{0,3}(?P<q>[\"'])(?P<secret>[^\"'\n]{4,512})(?P=q)",
+        _WORDS_KEYS,
         generic=True,
     ),
 )
@@ -182,6 +208,29 @@ _PLACEHOLDER = re.compile(
 
 # format characters (zero-width space/joiners, bidi controls, soft hyphen, BOM, …)
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+
+
+@cache
+def _format_chars() -> re.Pattern[str]:
+    """Every format (Cf) character: zero-width spaces and joiners, bidi controls, soft hyphen,
+    BOM, tags. Built once from the Unicode database."""
+    ranges: list[list[int]] = []
+    for c in range(0x80, 0x110000):
+        if unicodedata.category(chr(c)) == "Cf":
+            if ranges and ranges[-1][1] == c - 1:
+                ranges[-1][1] = c
+            else:
+                ranges.append([c, c])
+    body = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
+    return re.compile(f"[{body}]+")
+
+
+def _fast_normal(text: str) -> str:
+    """NFKC with format characters removed, without the offset map (for finding out whether
+    there is anything to replace, and for scanning)."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", _format_chars().sub("", text))
 
 
 def _normalise(text: str) -> tuple[str, list[int] | None]:
@@ -277,7 +326,11 @@ class Redactor:
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
         """Non-overlapping (start, end, rule) of every secret in already-normalised text."""
         found: list[tuple[int, int, int, str]] = []
+        tokens = [m.span() for m in _TOKEN.finditer(text)] if TOKEN_PREFIX in text else []
+        lower = text.lower()
         for priority, rule in enumerate(self.rules):
+            if rule.keywords and not any(k in lower for k in rule.keywords):
+                continue
             for m in rule.pattern.finditer(text):
                 group = "secret" if "secret" in rule.pattern.groupindex else 0
                 start, end = m.span(group)
@@ -285,6 +338,8 @@ class Redactor:
                 if start == end or secret is None or secret in self.allow:
                     continue
                 if TOKEN_PREFIX in secret or (rule.generic and _PLACEHOLDER.match(secret)):
+                    continue
+                if any(a < end and start < b for a, b in tokens):  # inside one of ours
                     continue
                 found.append((start, priority, end, rule.name))
         found.sort()
@@ -300,10 +355,10 @@ class Redactor:
     def redact_text(self, text: str, *, count: bool = True) -> str:
         """The text with every secret replaced by its token; counts what it replaced unless
         ``count`` is false (for values derived from text already counted)."""
+        if not self._spans(_fast_normal(text)):
+            return text
         normal, where = _normalise(text)
         spans = self._spans(normal)
-        if not spans:
-            return text
         out: list[str] = []
         pos = 0
         for start, end, name in spans:
@@ -321,19 +376,22 @@ class Redactor:
         return "".join(out)
 
     def scan_text(self, text: str) -> list[tuple[str, int]]:
-        """``(rule, count)`` for whatever the rules still find in a written page, looking at
-        it as written, HTML-unescaped, with tags removed and URL-decoded. Inline base64 images
-        are skipped. Nothing is counted or replaced; the secrets are never returned."""
+        """``(rule, distinct matches)`` for whatever the rules still find in a page about to
+        be written, looking at its text (tags removed, HTML-unescaped) and at the whole markup
+        HTML-unescaped and URL-decoded. Inline base64 images are skipped. Nothing is counted
+        or replaced; the secrets are never returned."""
         text = _DATA_URI.sub("data:", text)
-        unescaped = html.unescape(text)
-        views = (text, unescaped, html.unescape(_TAG.sub("", text)), unquote(unescaped))
+        # text as a reader sees it (tags, which split highlighted code, removed), and the
+        # whole markup decoded (attributes, links, the JSON of tool arguments)
+        views = (html.unescape(_TAG.sub("", text)), unquote(html.unescape(text)))
         secrets: set[tuple[str, str]] = set()
         for view in views:
-            normal, _ = _normalise(view)
+            normal = _fast_normal(view)
             secrets.update((name, normal[a:b]) for a, b, name in self._spans(normal))
         return sorted(Counter(name for name, _ in secrets).items())
 
 
+_TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}:[0-9a-f]{8}\]")
 _DATA_URI = re.compile(r"data:image/[A-Za-z0-9.+-]{1,40};base64,[A-Za-z0-9+/=]+")
 _TAG = re.compile(r"<[^<>]{0,4096}>")
 

@@ -394,14 +394,17 @@ def build_site(
         report.warnings.extend(diags)  # unchanged pages were reported when they were built
         report.rendered += 1
 
-    # 4. remove pages of sessions that are gone (only pages we wrote ourselves)
+    # 4. remove pages of sessions that are gone, and old pages of sessions whose page moved
+    # (e.g. --redact renamed the project folder: the old page may hold what was redacted);
+    # only pages we wrote ourselves
     current_pages = {r.page for r in records.values()}
     for rel, prev in old.items():
-        if rel not in records and prev.page not in current_pages:
+        if prev.page not in current_pages:
             target = (out / prev.page).resolve()
             if target.is_relative_to(out.resolve()) and target.is_file():
                 target.unlink()
-                report.removed += 1
+                if rel not in records:
+                    report.removed += 1
 
     # 5. indexes, then the manifest
     projects = _group(records.values(), planned, forks)
