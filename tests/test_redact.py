@@ -49,7 +49,12 @@ def fake(kind: str, seed: int) -> tuple[str, str]:
         s = "ghs_" + _r(rng, 36)
         return s, s
     if kind == "github-fine-grained":
-        s = "github_pat_11" + _r(rng, 20, string.ascii_uppercase + string.digits) + "_" + _r(rng, 59)
+        s = (
+            "github_pat_11"
+            + _r(rng, 20, string.ascii_uppercase + string.digits)
+            + "_"
+            + _r(rng, 59)
+        )
         return s, s
     if kind == "gitlab":
         s = "glpat-" + _r(rng, 20, ALNUM + "_-")
@@ -176,8 +181,18 @@ def planted_session(plant: Plant, shared: str = "") -> list[Any]:
     header = {**HEADER, "cwd": "/home/alice/" + p("header cwd", 2)}
     thinking = {"type": "thinking", "thinking": "I see " + p("thinking")}
     calls = [
-        {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"command": p("bash command")}},
-        {"type": "toolCall", "id": "call_2", "name": "read", "arguments": {"path": p("read path", 2)}},
+        {
+            "type": "toolCall",
+            "id": "call_1",
+            "name": "bash",
+            "arguments": {"command": p("bash command")},
+        },
+        {
+            "type": "toolCall",
+            "id": "call_2",
+            "name": "read",
+            "arguments": {"path": p("read path", 2)},
+        },
         {
             "type": "toolCall",
             "id": "call_3",
@@ -191,7 +206,13 @@ def planted_session(plant: Plant, shared: str = "") -> list[Any]:
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 64).decode()
     records: list[Any] = [
         header,
-        msg("u1", None, "user", [{"type": "text", "text": "Deploy with " + p("user text") + shared}], 1),
+        msg(
+            "u1",
+            None,
+            "user",
+            [{"type": "text", "text": "Deploy with " + p("user text") + shared}],
+            1,
+        ),
         msg(
             "a1",
             "u1",
@@ -202,26 +223,130 @@ def planted_session(plant: Plant, shared: str = "") -> list[Any]:
             model=p("model id", 1),
             stopReason="toolUse",
         ),
-        msg("r1", "a1", "toolResult", [{"type": "text", "text": p("tool output")}], 3, toolCallId="call_1", toolName="bash", isError=False),
-        msg("r2", "r1", "toolResult", [{"type": "text", "text": "file"}], 4, toolCallId="call_2", toolName="read", isError=False),
-        msg("r3", "r2", "toolResult", [{"type": "text", "text": "Successfully replaced 1 block(s)."}], 5, toolCallId="call_3", toolName="edit", isError=False),
-        msg("b1", "r3", "bashExecution", None, 6, command="env", output=p("bash output"), exitCode=0, cancelled=False, truncated=False),
-        {"type": "custom", "id": "c1", "parentId": "b1", "timestamp": ts(7), "customType": "ext", "data": {"nested": {"env": [p("custom data")]}, p("custom data key", 1): 1}},
-        {"type": "custom_message", "id": "cm1", "parentId": "c1", "timestamp": ts(8), "customType": "note", "content": p("custom_message"), "display": True},
-        {"type": "compaction", "id": "k1", "parentId": "cm1", "timestamp": ts(9), "summary": p("compaction summary"), "firstKeptEntryId": "r3", "tokensBefore": 1000},
-        msg("u2", "k1", "user", [{"type": "text", "text": "look"}, {"type": "image", "mimeType": "image/png;" + p("image mime", 1), "data": png}], 10),
+        msg(
+            "r1",
+            "a1",
+            "toolResult",
+            [{"type": "text", "text": p("tool output")}],
+            3,
+            toolCallId="call_1",
+            toolName="bash",
+            isError=False,
+        ),
+        msg(
+            "r2",
+            "r1",
+            "toolResult",
+            [{"type": "text", "text": "file"}],
+            4,
+            toolCallId="call_2",
+            toolName="read",
+            isError=False,
+        ),
+        msg(
+            "r3",
+            "r2",
+            "toolResult",
+            [{"type": "text", "text": "Successfully replaced 1 block(s)."}],
+            5,
+            toolCallId="call_3",
+            toolName="edit",
+            isError=False,
+        ),
+        msg(
+            "b1",
+            "r3",
+            "bashExecution",
+            None,
+            6,
+            command="env",
+            output=p("bash output"),
+            exitCode=0,
+            cancelled=False,
+            truncated=False,
+        ),
+        {
+            "type": "custom",
+            "id": "c1",
+            "parentId": "b1",
+            "timestamp": ts(7),
+            "customType": "ext",
+            "data": {"nested": {"env": [p("custom data")]}, p("custom data key", 1): 1},
+        },
+        {
+            "type": "custom_message",
+            "id": "cm1",
+            "parentId": "c1",
+            "timestamp": ts(8),
+            "customType": "note",
+            "content": p("custom_message"),
+            "display": True,
+        },
+        {
+            "type": "compaction",
+            "id": "k1",
+            "parentId": "cm1",
+            "timestamp": ts(9),
+            "summary": p("compaction summary"),
+            "firstKeptEntryId": "r3",
+            "tokensBefore": 1000,
+        },
+        msg(
+            "u2",
+            "k1",
+            "user",
+            [
+                {"type": "text", "text": "look"},
+                {"type": "image", "mimeType": "image/png;" + p("image mime", 1), "data": png},
+            ],
+            10,
+        ),
         # another branch from r3, then the user came back with a summary
         msg("x1", "r3", "user", "an abandoned try", 11),
-        {"type": "branch_summary", "id": "bs1", "parentId": "u2", "timestamp": ts(12), "fromId": "x1", "summary": p("branch summary")},
-        {"type": "label", "id": "l1", "parentId": "bs1", "timestamp": ts(13), "targetId": "a1", "label": p("label", 1)},
-        {"type": "session_info", "id": "n1", "parentId": "l1", "timestamp": ts(14), "name": p("session name", 1)},
-        msg("a2", "n1", "assistant", [{"type": "text", "text": "done"}], 15, provider="anthropic", model="claude"),
+        {
+            "type": "branch_summary",
+            "id": "bs1",
+            "parentId": "u2",
+            "timestamp": ts(12),
+            "fromId": "x1",
+            "summary": p("branch summary"),
+        },
+        {
+            "type": "label",
+            "id": "l1",
+            "parentId": "bs1",
+            "timestamp": ts(13),
+            "targetId": "a1",
+            "label": p("label", 1),
+        },
+        {
+            "type": "session_info",
+            "id": "n1",
+            "parentId": "l1",
+            "timestamp": ts(14),
+            "name": p("session name", 1),
+        },
+        msg(
+            "a2",
+            "n1",
+            "assistant",
+            [{"type": "text", "text": "done"}],
+            15,
+            provider="anthropic",
+            model="claude",
+        ),
     ]
     return records
 
 
 def forms(secret: str) -> set[str]:
-    return {secret, html.escape(secret), json.dumps(secret)[1:-1], quote(secret), quote(secret, safe="")}
+    return {
+        secret,
+        html.escape(secret),
+        json.dumps(secret)[1:-1],
+        quote(secret),
+        quote(secret, safe=""),
+    }
 
 
 def assert_no_leak(out_files: list[Path], secrets: dict[str, str]) -> None:
@@ -250,7 +375,9 @@ def test_planting_covers_the_brief(planted: tuple[Path, Plant]) -> None:
     _, plant = planted
     kinds = {k for _, k in plant.placements}
     fields = {f for f, _ in plant.placements}
-    print(f"\nplanted {len(plant.placements)} fake secrets: {len(kinds)} formats in {len(fields)} fields")
+    print(
+        f"\nplanted {len(plant.placements)} fake secrets: {len(kinds)} formats in {len(fields)} fields"
+    )
     assert len(plant.placements) >= 50
     assert len(kinds) >= 15
     assert len(fields) >= 15
@@ -289,7 +416,9 @@ def test_tool_pairing_and_tree_survive(planted: tuple[Path, Plant]) -> None:
     session = load_session(path)
     redacted = redact_session(session, Redactor.create())
     before, after = build_view(session), build_view(redacted)
-    assert {k: v.id for k, v in after.results.items()} == {k: v.id for k, v in before.results.items()}
+    assert {k: v.id for k, v in after.results.items()} == {
+        k: v.id for k, v in before.results.items()
+    }
     assert after.paired_results == before.paired_results == {"r1", "r2", "r3"}
     assert redacted.tree is session.tree
     assert [e.id for e in redacted.entries] == [e.id for e in session.entries]
@@ -307,7 +436,9 @@ def test_markdown_json_and_summary_honour_redact(
     outs = []
     for fmt in ("md", "json"):
         out = tmp_path / f"s.{fmt}"
-        result = runner.invoke(cli, ["render", "--redact", "--format", fmt, str(path), "-o", str(out)])
+        result = runner.invoke(
+            cli, ["render", "--redact", "--format", fmt, str(path), "-o", str(out)]
+        )
         assert result.exit_code == 0, result.output
         outs.append(out)
     for fmt in ("json", "markdown"):
@@ -364,7 +495,12 @@ def test_zero_width_and_fullwidth_variants_are_caught() -> None:
     split = token[:10] + "\u200b" + token[10:20] + "\u2060" + token[20:]
     wide = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in token)
     expected = r.token("github-token", token)
-    for variant in (split, wide, token[:6] + "\ufeff" + token[6:], token[:4] + "\u00ad" + token[4:]):
+    for variant in (
+        split,
+        wide,
+        token[:6] + "\ufeff" + token[6:],
+        token[:4] + "\u00ad" + token[4:],
+    ):
         text = f"before {variant} after"
         assert r.redact_text(text) == f"before {expected} after"
     assert r.counts["github-token"] == 4
@@ -382,7 +518,9 @@ def test_same_secret_same_token_key_changes_it() -> None:
 def test_shapes_keep_the_name_and_skip_placeholders() -> None:
     r = Redactor.create()
     assert r.redact_text("DB_PASSWORD=hunter2-Sup3r!").startswith("DB_PASSWORD=[REDACTED:")
-    assert r.redact_text("postgres://admin:s3cr3t@db/prod").startswith("postgres://admin:[REDACTED:")
+    assert r.redact_text("postgres://admin:s3cr3t@db/prod").startswith(
+        "postgres://admin:[REDACTED:"
+    )
     for benign in (
         "export OPENAI_API_KEY=$OPENAI_API_KEY",
         "GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }}",
@@ -397,12 +535,33 @@ def test_shapes_keep_the_name_and_skip_placeholders() -> None:
         assert not fresh.counts
 
 
-def test_user_patterns_allow_list_and_config(runner: CliRunner, tmp_path: Path, make_session: Any) -> None:
-    path = make_session([msg("u1", None, "user", "ticket EMP-123456 and AKIAIOSFODNN7EXAMPLE and AKIA2222333344445555", 1)])
+def test_user_patterns_allow_list_and_config(
+    runner: CliRunner, tmp_path: Path, make_session: Any
+) -> None:
+    path = make_session(
+        [
+            msg(
+                "u1",
+                None,
+                "user",
+                "ticket EMP-123456 and AKIAIOSFODNN7EXAMPLE and AKIA2222333344445555",
+                1,
+            )
+        ]
+    )
     out = tmp_path / "p.html"
     result = runner.invoke(
         cli,
-        ["render", str(path), "-o", str(out), "--redact-pattern", r"EMP-\d{6}", "--allow", "AKIAIOSFODNN7EXAMPLE"],
+        [
+            "render",
+            str(path),
+            "-o",
+            str(out),
+            "--redact-pattern",
+            r"EMP-\d{6}",
+            "--allow",
+            "AKIAIOSFODNN7EXAMPLE",
+        ],
     )
     assert result.exit_code == 0, result.output
     page = out.read_text()
@@ -411,8 +570,12 @@ def test_user_patterns_allow_list_and_config(runner: CliRunner, tmp_path: Path, 
     assert "custom 1" in result.stderr and "aws-access-key 1" in result.stderr
 
     config = tmp_path / "redact.toml"
-    config.write_text('allow = ["AKIA2222333344445555"]\n[[patterns]]\nname = "Employee ID"\nregex = "EMP-(?P<secret>\\\\d{6})"\n')
-    result = runner.invoke(cli, ["render", str(path), "-o", str(out), "--redact-config", str(config)])
+    config.write_text(
+        'allow = ["AKIA2222333344445555"]\n[[patterns]]\nname = "Employee ID"\nregex = "EMP-(?P<secret>\\\\d{6})"\n'
+    )
+    result = runner.invoke(
+        cli, ["render", str(path), "-o", str(out), "--redact-config", str(config)]
+    )
     assert result.exit_code == 0, result.output
     page = out.read_text()
     assert "EMP-[REDACTED:employee-id:" in page and "AKIA2222333344445555" in page
@@ -472,7 +635,9 @@ def test_gate_passes_page_furniture() -> None:
     text = (
         css + js + "[REDACTED:github-token:0123abcd] "
         f'<img src="data:image/png;base64,{png}"> '
-        + hashlib.sha1(b"x").hexdigest() + " sha512-" + base64.b64encode(hashlib.sha512(b"x").digest()).decode()
+        + hashlib.sha1(b"x").hexdigest()
+        + " sha512-"
+        + base64.b64encode(hashlib.sha512(b"x").digest()).decode()
     )
     assert Redactor.create().scan_text(text) == []
 
@@ -480,7 +645,23 @@ def test_gate_passes_page_furniture() -> None:
 def benign_corpus() -> list[str]:
     rng = random.Random(20250101)
     lines: list[str] = []
-    words = "the token was refreshed and the password prompt showed up before the secret manager synced".split()
+    words = [
+        "the",
+        "token",
+        "was",
+        "refreshed",
+        "and",
+        "the",
+        "password",
+        "prompt",
+        "showed",
+        "up",
+        "before",
+        "the",
+        "secret",
+        "manager",
+        "synced",
+    ]
     for i in range(150):
         sha = hashlib.sha1(str(i).encode()).hexdigest()
         lines.append(f"commit {sha}")
@@ -488,18 +669,24 @@ def benign_corpus() -> list[str]:
         lines.append(str(uuid.UUID(int=rng.getrandbits(128), version=4)))
         digest = base64.b64encode(hashlib.sha512(sha.encode()).digest()).decode()
         lines.append(f'      "integrity": "sha512-{digest}",')
-        lines.append(f'  resolved "https://registry.yarnpkg.com/pkg-{i}/-/pkg-{i}-1.0.{i}.tgz#{sha}"')
-        lines.append(base64.b64encode(rng.randbytes(57)).decode())
-        lines.append(f"sha256:{hashlib.sha256(sha.encode()).hexdigest()}  /var/lib/docker/overlay2/{sha}/diff")
         lines.append(
-            f"!function(e,t){{var n=e.token||t.{_r(rng, 4, string.ascii_lowercase)};return n&&n.split(\".\")[{i % 3}]}}(window,{{}});"
+            f'  resolved "https://registry.yarnpkg.com/pkg-{i}/-/pkg-{i}-1.0.{i}.tgz#{sha}"'
         )
-        lines.append(f"/home/alice/src/project-{i}/node_modules/@scope/pkg-{sha[:8]}/dist/index.min.js")
+        lines.append(base64.b64encode(rng.randbytes(57)).decode())
+        lines.append(
+            f"sha256:{hashlib.sha256(sha.encode()).hexdigest()}  /var/lib/docker/overlay2/{sha}/diff"
+        )
+        lines.append(
+            f'!function(e,t){{var n=e.token||t.{_r(rng, 4, string.ascii_lowercase)};return n&&n.split(".")[{i % 3}]}}(window,{{}});'
+        )
+        lines.append(
+            f"/home/alice/src/project-{i}/node_modules/@scope/pkg-{sha[:8]}/dist/index.min.js"
+        )
         lines.append(" ".join(rng.choice(words) for _ in range(14)).capitalize() + ".")
         lines.append(f"password = getpass.getpass(prompt='Password for {i}: ')")
         lines.append(f"if not token: raise ValueError('token {i} missing')  # see docs/auth.md")
         lines.append(f"API_KEY=${{API_KEY_{i}}}")
-        lines.append(f"<script src=\"app.{sha[:10]}.js\" integrity=\"sha384-{digest[:64]}\"></script>")
+        lines.append(f'<script src="app.{sha[:10]}.js" integrity="sha384-{digest[:64]}"></script>')
     return lines
 
 
@@ -510,6 +697,8 @@ def test_benign_corpus_false_positive_rate(capsys: pytest.CaptureFixture[str]) -
     changed = [line for line in lines if r.redact_text(line) != line]
     rate = len(changed) / len(lines)
     with capsys.disabled():
-        print(f"\nbenign corpus: {len(lines)} lines, {len(changed)} redacted ({rate:.2%} false positives): {dict(r.counts)}")
+        print(
+            f"\nbenign corpus: {len(lines)} lines, {len(changed)} redacted ({rate:.2%} false positives): {dict(r.counts)}"
+        )
     assert rate < 0.01, changed[:5]
     assert Redactor.create().scan_text("\n".join(lines)) == []
