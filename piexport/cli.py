@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -67,46 +68,86 @@ def _report(session: Session, strict: bool, quiet: bool = False) -> None:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def redact_options(f: F) -> F:
-    """--redact and the options that shape it, shared by render, site and summary."""
-    for option in reversed(
-        [
-            click.option(
-                "--redact",
-                is_flag=True,
-                help="Replace secrets (API keys, tokens, passwords, private keys, credentials "
-                "in URLs) with [REDACTED:rule:hash] before rendering, and refuse to write a "
-                "page the rules still match.",
-            ),
-            click.option(
-                "--redact-pattern",
-                "redact_patterns",
-                metavar="REGEX",
-                multiple=True,
-                help="Also redact what this regex matches (repeatable; implies --redact; a "
-                "group named 'secret' limits it to that group).",
-            ),
-            click.option(
-                "--redact-config",
-                type=click.Path(dir_okay=False, exists=True, path_type=Path),
-                help="TOML file with [[patterns]] (name, regex), allow = [...] and key = "
-                "'...' (implies --redact).",
-            ),
-            click.option(
-                "--allow",
-                "allow",
-                metavar="STRING",
-                multiple=True,
-                help="Never redact this exact string (repeatable).",
-            ),
-        ]
-    ):
-        f = option(f)
-    return f
+def _options_into(
+    name: str, options: list[Callable[[Any], Any]], build: Callable[[dict[str, Any]], Any]
+) -> Callable[[F], F]:
+    """Add click options to a command and hand it one argument built from their values."""
+
+    def decorate(f: F) -> F:
+        @functools.wraps(f)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            kwargs[name] = build(kwargs)
+            return f(*args, **kwargs)
+
+        wrapped: Any = command
+        for option in reversed(options):
+            wrapped = option(wrapped)
+        return cast(F, wrapped)
+
+    return decorate
+
+
+def _pop_redactor(values: dict[str, Any]) -> Redactor | None:
+    return _redactor(
+        values.pop("redact"),
+        values.pop("redact_patterns"),
+        values.pop("redact_config"),
+        values.pop("allow"),
+    )
+
+
+def _pop_selection(values: dict[str, Any]) -> Selection | None:
+    return _selection(
+        values.pop("branch"),
+        values.pop("no_thinking"),
+        values.pop("no_tool_output"),
+        values.pop("no_images"),
+        values.pop("leaf_id", None),
+        values.pop("only_context", False),
+    )
+
+
+redact_options = _options_into(
+    "redactor",
+    [
+        click.option(
+            "--redact",
+            is_flag=True,
+            help="Replace secrets (API keys, tokens, passwords, private keys, credentials "
+            "in URLs) with [REDACTED:rule:hash] before rendering, and refuse to write a "
+            "page the rules still match.",
+        ),
+        click.option(
+            "--redact-pattern",
+            "redact_patterns",
+            metavar="REGEX",
+            multiple=True,
+            help="Also redact what this regex matches (repeatable; implies --redact; a "
+            "group named 'secret' limits it to that group).",
+        ),
+        click.option(
+            "--redact-config",
+            type=click.Path(dir_okay=False, exists=True, path_type=Path),
+            help="TOML file with [[patterns]] (name, regex), allow = [...] and key = "
+            "'...' (implies --redact).",
+        ),
+        click.option(
+            "--allow",
+            "allow",
+            metavar="STRING",
+            multiple=True,
+            help="Never redact this exact string (repeatable).",
+        ),
+    ],
+    _pop_redactor,
+)
+"""--redact and the options that shape it (render, site, summary): the command gets
+``redactor``."""
 
 
 def selection_options(*, per_session: bool) -> Callable[[F], F]:
-    """--branch, --no-thinking, --no-tool-output, --no-images (and --leaf, --only-context)."""
+    """--branch, --no-thinking, --no-tool-output, --no-images (and --leaf, --only-context):
+    the command gets ``selection``."""
     options = [
         click.option(
             "--branch",
@@ -133,12 +174,7 @@ def selection_options(*, per_session: bool) -> Callable[[F], F]:
             ),
         ]
 
-    def decorate(f: F) -> F:
-        for option in reversed(options):
-            f = option(f)
-        return f
-
-    return decorate
+    return _options_into("selection", options, _pop_selection)
 
 
 def _redactor(
@@ -283,14 +319,8 @@ def site_command(
     since: str | None,
     until: str | None,
     quiet: bool,
-    redact: bool,
-    redact_patterns: tuple[str, ...],
-    redact_config: Path | None,
-    allow: tuple[str, ...],
-    branch: str,
-    no_thinking: bool,
-    no_tool_output: bool,
-    no_images: bool,
+    redactor: Redactor | None,
+    selection: Selection | None,
     strict: bool,
 ) -> None:
     """Archive every session under ROOT (default: pi's sessions folder) as a static site.
@@ -299,8 +329,6 @@ def site_command(
     unchanged sessions are kept; pages of deleted sessions are removed.
     """
     root = root if root is not None else default_sessions_root()
-    redactor = _redactor(redact, redact_patterns, redact_config, allow)
-    selection = _selection(branch, no_thinking, no_tool_output, no_images)
     bar: Any = None
 
     def progress(done: int, total: int) -> None:
@@ -370,16 +398,8 @@ def render_command(
     out: Path | None,
     fmt: str,
     open_page: bool,
-    redact: bool,
-    redact_patterns: tuple[str, ...],
-    redact_config: Path | None,
-    allow: tuple[str, ...],
-    branch: str,
-    no_thinking: bool,
-    no_tool_output: bool,
-    no_images: bool,
-    leaf_id: str | None,
-    only_context: bool,
+    redactor: Redactor | None,
+    selection: Selection | None,
     strict: bool,
 ) -> None:
     """Write one self-contained HTML page for one session (FILE may be - for stdin).
@@ -388,8 +408,6 @@ def render_command(
     --no-thinking, --no-tool-output, --no-images, --only-context); the page says which."""
     if out is None:
         out = Path(("session" if file == "-" else Path(file).stem) + "." + fmt)
-    redactor = _redactor(redact, redact_patterns, redact_config, allow)
-    selection = _selection(branch, no_thinking, no_tool_output, no_images, leaf_id, only_context)
     # pages written side by side: a fork links to its parent's page by file name
     options = RenderOptions(link_parent_by_name=True)
     if fmt == "html" and str(out) != "-":
@@ -465,14 +483,10 @@ def summary_command(
     leaf_id: str | None,
     link: str | None,
     fail_on: tuple[str, ...],
-    redact: bool,
-    redact_patterns: tuple[str, ...],
-    redact_config: Path | None,
-    allow: tuple[str, ...],
+    redactor: Redactor | None,
     strict: bool,
 ) -> None:
     """Print a run's summary for CI: Markdown for the job page, or JSON figures."""
-    redactor = _redactor(redact, redact_patterns, redact_config, allow)
     session = _load(file)
     if leaf_id is not None and leaf_id not in session.by_id:
         raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
