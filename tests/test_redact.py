@@ -23,7 +23,7 @@ from piexport.export import export_session
 from piexport.redact import RedactionError
 from piexport.view import build_view
 
-from .conftest import HEADER, msg, to_lines, ts
+from .conftest import HEADER, msg, to_lines, tool_result, ts
 
 ALNUM = string.ascii_letters + string.digits
 UPPER32 = string.ascii_uppercase + "234567"
@@ -223,36 +223,9 @@ def planted_session(plant: Plant, shared: str = "") -> list[Any]:
             model=p("model id", 1),
             stopReason="toolUse",
         ),
-        msg(
-            "r1",
-            "a1",
-            "toolResult",
-            [{"type": "text", "text": p("tool output")}],
-            3,
-            toolCallId="call_1",
-            toolName="bash",
-            isError=False,
-        ),
-        msg(
-            "r2",
-            "r1",
-            "toolResult",
-            [{"type": "text", "text": "file"}],
-            4,
-            toolCallId="call_2",
-            toolName="read",
-            isError=False,
-        ),
-        msg(
-            "r3",
-            "r2",
-            "toolResult",
-            [{"type": "text", "text": "Successfully replaced 1 block(s)."}],
-            5,
-            toolCallId="call_3",
-            toolName="edit",
-            isError=False,
-        ),
+        tool_result("r1", "a1", p("tool output"), 3, "call_1", "bash"),
+        tool_result("r2", "r1", "file", 4, "call_2", "read"),
+        tool_result("r3", "r2", "Successfully replaced 1 block(s).", 5, "call_3", "edit"),
         msg(
             "b1",
             "r3",

@@ -15,7 +15,7 @@ from piexport.cli import cli
 from piexport.context import build_session_context, context_entries
 from piexport.view import build_view, dom_id
 
-from .conftest import MakeSession, msg, ts
+from .conftest import MakeSession, msg, tool_result, ts
 
 PNG = base64.b64encode(
     bytes.fromhex(
@@ -47,16 +47,7 @@ def records() -> list[Any]:
             2,
             stopReason="toolUse",
         ),
-        msg(
-            "r1",
-            "a1",
-            "toolResult",
-            [{"type": "text", "text": "TOOL-OUTPUT-LINE 42 passed"}],
-            3,
-            toolCallId="c1",
-            toolName="bash",
-            isError=False,
-        ),
+        tool_result("r1", "a1", "TOOL-OUTPUT-LINE 42 passed", 3, "c1", "bash"),
         msg("x1", "r1", "user", "OTHER-BRANCH question", 4),
         msg("x2", "x1", "assistant", [{"type": "text", "text": "OTHER-BRANCH answer"}], 5),
         msg(
