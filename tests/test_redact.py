@@ -675,3 +675,18 @@ def test_benign_corpus_false_positive_rate(capsys: pytest.CaptureFixture[str]) -
         )
     assert rate < 0.01, changed[:5]
     assert Redactor.create().scan_text("\n".join(lines)) == []
+
+
+def test_json_escaped_secret_in_the_file_is_caught(tmp_path: Path) -> None:
+    """The loader decodes ``\\u0061``, so a secret spelled with JSON escapes is still found."""
+    _, secret = fake("anthropic", 3)
+    escaped = secret.replace("sk-ant-api03", "sk-ant-\\u0061pi03").replace("-", "\\u002d", 1)
+    line = (
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T10:00:01.000Z",'
+        f'"message":{{"role":"user","content":"key {escaped}"}}}}'
+    )
+    path = tmp_path / "escaped.jsonl"
+    path.write_bytes(to_lines([HEADER]) + line.encode() + b"\n")
+    result = export_session(path, tmp_path / "escaped.html", redactor=Redactor.create())
+    assert result.redacted == {"anthropic-key": 1}
+    assert_no_leak([tmp_path / "escaped.html"], {secret: "anthropic"})
