@@ -9,7 +9,9 @@ from .errors import InputError, OutputError, PiexportError
 from .export import ExportResult, RenderOptions, export_session
 from .loader import load_session
 from .model import Diagnostic, Entry, Session, SessionHeader, Tree
+from .redact import RedactionError, Redactor, redact_session
 from .render import render_session
+from .selection import Selection, SelectionError, apply_selection
 
 __all__ = [
     "Diagnostic",
@@ -18,13 +20,19 @@ __all__ = [
     "InputError",
     "OutputError",
     "PiexportError",
+    "RedactionError",
+    "Redactor",
     "RenderOptions",
+    "Selection",
+    "SelectionError",
     "Session",
     "SessionHeader",
     "Tree",
     "__version__",
+    "apply_selection",
     "build_session_context",
     "export_session",
     "load_session",
+    "redact_session",
     "render_session",
 ]

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections import Counter
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import click
 
 from . import __version__
 from .context import build_session_context
 from .errors import InputError, PiexportError
-from .export import RenderOptions, export_session
+from .export import RenderOptions, check_output, export_session, share_session
 from .formats import session_json, session_markdown
 from .jsonutil import dumps
 from .loader import load_session
 from .model import Session
 from .outline import render_tree_text, terminal_safe
 from .output import write_atomic
+from .redact import RedactionError, Redactor, load_redact_config, redaction_report
 from .render import render_session
+from .selection import Selection, SelectionError, sharing_notice
 from .site import build_site, default_sessions_root, discover
 from .summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
 
@@ -59,6 +63,160 @@ def _report(session: Session, strict: bool, quiet: bool = False) -> None:
     warnings = [d for d in session.diagnostics if d.level != "info"]
     if strict and warnings:
         raise Failed(f"{session.path}: {len(warnings)} warning(s) and --strict")
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _options_into(
+    name: str, options: list[Callable[[Any], Any]], build: Callable[[dict[str, Any]], Any]
+) -> Callable[[F], F]:
+    """Add click options to a command and hand it one argument built from their values."""
+
+    def decorate(f: F) -> F:
+        @functools.wraps(f)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            kwargs[name] = build(kwargs)
+            return f(*args, **kwargs)
+
+        wrapped: Any = command
+        for option in reversed(options):
+            wrapped = option(wrapped)
+        return cast(F, wrapped)
+
+    return decorate
+
+
+def _pop_redactor(values: dict[str, Any]) -> Redactor | None:
+    return _redactor(
+        values.pop("redact"),
+        values.pop("redact_patterns"),
+        values.pop("redact_config"),
+        values.pop("allow"),
+    )
+
+
+def _pop_selection(values: dict[str, Any]) -> Selection | None:
+    return _selection(
+        values.pop("branch"),
+        values.pop("no_thinking"),
+        values.pop("no_tool_output"),
+        values.pop("no_images"),
+        values.pop("leaf_id", None),
+        values.pop("only_context", False),
+    )
+
+
+redact_options = _options_into(
+    "redactor",
+    [
+        click.option(
+            "--redact",
+            is_flag=True,
+            help="Replace secrets (API keys, tokens, passwords, private keys, credentials "
+            "in URLs) with [REDACTED:rule:hash] before rendering, and refuse to write a "
+            "page the rules still match.",
+        ),
+        click.option(
+            "--redact-pattern",
+            "redact_patterns",
+            metavar="REGEX",
+            multiple=True,
+            help="Also redact what this regex matches (repeatable; implies --redact; a "
+            "group named 'secret' limits it to that group).",
+        ),
+        click.option(
+            "--redact-config",
+            type=click.Path(dir_okay=False, exists=True, path_type=Path),
+            help="TOML file with [[patterns]] (name, regex), allow = [...] and key = "
+            "'...' (implies --redact).",
+        ),
+        click.option(
+            "--allow",
+            "allow",
+            metavar="STRING",
+            multiple=True,
+            help="Never redact this exact string (repeatable).",
+        ),
+    ],
+    _pop_redactor,
+)
+"""--redact and the options that shape it (render, site, summary): the command gets
+``redactor``."""
+
+
+def selection_options(*, per_session: bool) -> Callable[[F], F]:
+    """--branch, --no-thinking, --no-tool-output, --no-images (and --leaf, --only-context):
+    the command gets ``selection``."""
+    options = [
+        click.option(
+            "--branch",
+            type=click.Choice(["all", "current"]),
+            default="all",
+            show_default=True,
+            help="Every branch, or only the path to the leaf.",
+        ),
+        click.option("--no-thinking", is_flag=True, help="Leave out the model's thinking."),
+        click.option(
+            "--no-tool-output", is_flag=True, help="Keep tool calls, leave out their output."
+        ),
+        click.option("--no-images", is_flag=True, help="Leave out images (a marker stays)."),
+    ]
+    if per_session:
+        options += [
+            click.option(
+                "--leaf", "leaf_id", metavar="ID", help="The branch ending at this entry."
+            ),
+            click.option(
+                "--only-context",
+                is_flag=True,
+                help="Only what the model saw on the current branch (pi's context).",
+            ),
+        ]
+
+    return _options_into("selection", options, _pop_selection)
+
+
+def _redactor(
+    redact: bool, patterns: tuple[str, ...], config: Path | None, allow: tuple[str, ...]
+) -> Redactor | None:
+    """The Redactor the options ask for, or None; a bad pattern is a usage error (exit 2)."""
+    if not (redact or patterns or config):
+        return None
+    named = [("custom", p) for p in patterns]
+    allowed, key = list(allow), ""
+    try:
+        if config is not None:
+            extra, more_allowed, key = load_redact_config(config)
+            named += extra
+            allowed += more_allowed
+        return Redactor.create(named, allowed, key)
+    except RedactionError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+def _selection(
+    branch: str,
+    no_thinking: bool,
+    no_tool_output: bool,
+    no_images: bool,
+    leaf_id: str | None = None,
+    only_context: bool = False,
+) -> Selection | None:
+    selection = Selection(
+        branch="current" if branch == "current" else "all",
+        leaf=leaf_id,
+        no_thinking=no_thinking,
+        no_tool_output=no_tool_output,
+        only_context=only_context,
+        no_images=no_images,
+    )
+    return None if selection.is_default else selection
+
+
+def _redaction_line(redactor: Redactor | None, counts: Mapping[str, int]) -> None:
+    if redactor is not None:
+        click.echo(redaction_report(counts), err=True)
 
 
 session_file = click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
@@ -149,6 +307,8 @@ def info_command(file: str, as_json: bool, strict: bool) -> None:
 @click.option("--since", metavar="DATE", help="Only sessions active on or after DATE.")
 @click.option("--until", metavar="DATE", help="Only sessions started on or before DATE.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@redact_options
+@selection_options(per_session=False)
 @strict_option
 def site_command(
     root: Path | None,
@@ -159,6 +319,8 @@ def site_command(
     since: str | None,
     until: str | None,
     quiet: bool,
+    redactor: Redactor | None,
+    selection: Selection | None,
     strict: bool,
 ) -> None:
     """Archive every session under ROOT (default: pi's sessions folder) as a static site.
@@ -190,6 +352,8 @@ def site_command(
             since=since,
             until=until,
             progress=progress,
+            redactor=redactor,
+            selection=selection,
         )
     except InputError as exc:
         raise Failure(str(exc)) from exc
@@ -201,6 +365,7 @@ def site_command(
         for warning in report.warnings:
             click.echo(terminal_safe(warning), err=True)
         click.echo(report.summary_line(), err=True)
+    _redaction_line(redactor, report.redacted)
     if report.failed:
         raise SystemExit(1)
     if strict and report.warnings:
@@ -225,9 +390,22 @@ def site_command(
     help="A page, the conversation as Markdown, or the model as JSON.",
 )
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser afterwards.")
+@redact_options
+@selection_options(per_session=True)
 @strict_option
-def render_command(file: str, out: Path | None, fmt: str, open_page: bool, strict: bool) -> None:
-    """Write one self-contained HTML page for one session (FILE may be - for stdin)."""
+def render_command(
+    file: str,
+    out: Path | None,
+    fmt: str,
+    open_page: bool,
+    redactor: Redactor | None,
+    selection: Selection | None,
+    strict: bool,
+) -> None:
+    """Write one self-contained HTML page for one session (FILE may be - for stdin).
+
+    To share a page safely, add --redact and choose what it shows (--branch current,
+    --no-thinking, --no-tool-output, --no-images, --only-context); the page says which."""
     if out is None:
         out = Path(("session" if file == "-" else Path(file).stem) + "." + fmt)
     # pages written side by side: a fork links to its parent's page by file name
@@ -235,18 +413,34 @@ def render_command(file: str, out: Path | None, fmt: str, open_page: bool, stric
     if fmt == "html" and str(out) != "-":
         source: Any = sys.stdin.buffer if file == "-" else Path(file)
         try:
-            result = export_session(source, out, options, name="<stdin>" if file == "-" else None)
-        except InputError as exc:
+            result = export_session(
+                source,
+                out,
+                options,
+                name="<stdin>" if file == "-" else None,
+                redactor=redactor,
+                selection=selection,
+            )
+        except (InputError, SelectionError) as exc:
             raise Failure(str(exc)) from exc
         except PiexportError as exc:
             raise Failed(str(exc)) from exc
-        session = result.session
+        session, redacted = result.session, result.redacted
     else:
-        session = _load(file)
+        try:
+            session, redacted = share_session(_load(file), redactor, selection)
+        except SelectionError as exc:
+            raise Failure(str(exc)) from exc
         if fmt == "html":
-            text = render_session(session, options)
+            notice = sharing_notice(selection, redacted if redactor is not None else None)
+            text = render_session(session, options, sharing=notice)
         else:
             text = session_markdown(session) if fmt == "md" else session_json(session)
+        if redactor is not None:
+            try:
+                check_output(text, redactor, out)
+            except RedactionError as exc:
+                raise Failed(str(exc)) from exc
         if str(out) == "-":
             sys.stdout.write(text)
         else:
@@ -254,6 +448,7 @@ def render_command(file: str, out: Path | None, fmt: str, open_page: bool, stric
                 write_atomic(out, text)
             except PiexportError as exc:
                 raise Failed(str(exc)) from exc
+    _redaction_line(redactor, redacted)
     if str(out) != "-":
         click.echo(f"wrote {out}", err=True)
     if open_page and str(out) != "-":
@@ -280,6 +475,7 @@ def render_command(file: str, out: Path | None, fmt: str, open_page: bool, stric
     type=click.Choice(list(FAIL_CONDITIONS)),
     help="Exit 1 when the current path shows this (repeatable).",
 )
+@redact_options
 @strict_option
 def summary_command(
     file: str,
@@ -287,16 +483,25 @@ def summary_command(
     leaf_id: str | None,
     link: str | None,
     fail_on: tuple[str, ...],
+    redactor: Redactor | None,
     strict: bool,
 ) -> None:
     """Print a run's summary for CI: Markdown for the job page, or JSON figures."""
     session = _load(file)
     if leaf_id is not None and leaf_id not in session.by_id:
         raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
+    session, redacted = share_session(session, redactor)
     if fmt == "json":
-        click.echo(dumps(summary_json(session, leaf_id)))
+        text = dumps(summary_json(session, leaf_id))
     else:
-        click.echo(summary_markdown(session, leaf_id, link))
+        text = summary_markdown(session, leaf_id, link)
+    if redactor is not None:
+        try:
+            check_output(text, redactor, "summary")
+        except RedactionError as exc:
+            raise Failed(str(exc)) from exc
+    click.echo(text)
+    _redaction_line(redactor, redacted)
     _report(session, strict)
     found = failures(session, fail_on, leaf_id)
     if found:

@@ -76,19 +76,13 @@ def build_session_context(session: Session, leaf_id: str | None = None) -> JSON:
             compaction, compaction_at = e, i
 
     messages: list[Any] = []
-    if compaction is None:
-        kept = path
-    else:
+    kept = _kept(path, compaction, compaction_at)
+    if compaction is not None:
         summary: JSON = {"role": "compactionSummary"}
         _put(summary, "summary", compaction.raw.get("summary", _MISSING))
         _put(summary, "tokensBefore", compaction.raw.get("tokensBefore", _MISSING))
         summary["timestamp"] = timestamp_ms(compaction.raw.get("timestamp"))
         messages.append(summary)
-        first_kept = compaction.raw.get("firstKeptEntryId", _MISSING)
-        start = next(
-            (i for i in range(compaction_at) if _raw_id(path[i]) == first_kept), compaction_at
-        )
-        kept = path[start:compaction_at] + path[compaction_at + 1 :]
     for e in kept:
         contributed = context_message(e)
         if contributed is not None:
@@ -98,6 +92,28 @@ def build_session_context(session: Session, leaf_id: str | None = None) -> JSON:
     _put(out, "thinkingLevel", thinking)
     out["model"] = model
     return out
+
+
+def _kept(path: list[Entry], compaction: Entry | None, compaction_at: int) -> list[Entry]:
+    """The entries of the path a compaction keeps (all of them when there is none)."""
+    if compaction is None:
+        return path
+    first_kept = compaction.raw.get("firstKeptEntryId", _MISSING)
+    start = next((i for i in range(compaction_at) if _raw_id(path[i]) == first_kept), compaction_at)
+    return path[start:compaction_at] + path[compaction_at + 1 :]
+
+
+def context_entries(session: Session, leaf_id: str | None = None) -> list[Entry]:
+    """The entries behind ``build_session_context``'s messages, in the same order: the last
+    compaction on the path (for its summary), then every kept entry that contributes."""
+    leaf = leaf_id if leaf_id is not None and leaf_id in session.by_id else session.tree.leaf_id
+    if leaf is None:
+        return []
+    path = session.path_entries(leaf)
+    at = max((i for i, e in enumerate(path) if e.type == "compaction"), default=-1)
+    compaction = path[at] if at >= 0 else None
+    kept = [e for e in _kept(path, compaction, at) if context_message(e) is not None]
+    return ([compaction] if compaction is not None else []) + kept
 
 
 def _raw_id(entry: Entry) -> Any:

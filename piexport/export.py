@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from .loader import load_session
 from .model import Session
 from .output import write_atomic
+from .redact import RedactionError, Redactor, redact_session
 from .render import RenderOptions, render_session_parts
+from .selection import Selection, apply_selection, sharing_notice
 from .view import build_view
 
-__all__ = ["ExportResult", "RenderOptions", "export_session"]
+__all__ = ["ExportResult", "RenderOptions", "check_output", "export_session", "share_session"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +25,33 @@ class ExportResult:
 
     out: Path
     session: Session
+    """The session as shown: selected and redacted when asked."""
+    redacted: dict[str, int] = field(default_factory=dict)
+    """Secrets replaced on this page, per rule (empty without a redactor)."""
+
+
+def share_session(
+    session: Session, redactor: Redactor | None = None, selection: Selection | None = None
+) -> tuple[Session, dict[str, int]]:
+    """Apply the selection, then redaction; returns the session to show and the secrets
+    replaced per rule. Raises ``SelectionError`` for an unknown leaf."""
+    if selection is not None:
+        session = apply_selection(session, selection)
+    if redactor is None:
+        return session, {}
+    before = Counter(redactor.counts)
+    session = redact_session(session, redactor)
+    return session, dict(redactor.counts - before)
+
+
+def check_output(text: str, redactor: Redactor, where: object) -> None:
+    """The final gate: raise ``RedactionError`` naming the rules (never the secrets) when the
+    rules still find something in text about to be written."""
+    left = redactor.scan_text(text)
+    if left:
+        rules = ", ".join(f"{name} ({n})" for name, n in left)
+        msg = f"{where}: not written: the redacted output still matches {rules}"
+        raise RedactionError(msg)
 
 
 def export_session(
@@ -31,13 +62,33 @@ def export_session(
     parent_href: str | None = None,
     forks: list[tuple[str, str]] | None = None,
     name: str | None = None,
+    redactor: Redactor | None = None,
+    selection: Selection | None = None,
 ) -> ExportResult:
     """Load, shape and render one session file, then write its page atomically.
 
-    Raises ``InputError`` for a file with no usable entries and ``OutputError`` when the
-    page cannot be written; problems inside the file are diagnostics on the result.
+    With a ``redactor``, secrets are replaced before anything is rendered and the page is
+    scanned again before it is written: if a rule still matches, ``RedactionError`` is raised
+    and no page is left at ``out`` (an older one is removed too). Raises ``InputError`` for a
+    file with no usable entries and ``OutputError`` when the page cannot be written; problems
+    inside the file are diagnostics on the result.
     """
-    session = load_session(source, name=name)
+    session, redacted = share_session(load_session(source, name=name), redactor, selection)
     view = build_view(session, parent_href=parent_href, forks=forks)
-    write_atomic(out, render_session_parts(view, options or RenderOptions()))
-    return ExportResult(out, session)
+    notice = sharing_notice(selection, redacted if redactor is not None else None)
+    parts = render_session_parts(view, options or RenderOptions(), sharing=notice)
+    if redactor is None:
+        write_atomic(out, parts)
+        return ExportResult(out, session, redacted)
+
+    def gate(written: Path) -> None:
+        # the page as written, before it takes the place of the old one
+        check_output(written.read_text("utf-8", "surrogateescape"), redactor, out)
+
+    try:
+        write_atomic(out, parts, check=gate)
+    except RedactionError:
+        with contextlib.suppress(OSError):
+            out.unlink()
+        raise
+    return ExportResult(out, session, redacted)

@@ -5,18 +5,22 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .errors import OutputError
 
 
-def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+def write_atomic(
+    path: Path, text: str | Iterable[str], check: Callable[[Path], None] | None = None
+) -> None:
     """Write text so readers see the old file or the new one, never half of either.
 
     ``text`` may be an iterable of parts (a streamed page): a big page is then never held
-    in memory whole. The temporary file sits in the same folder, so ``os.replace`` is a
-    rename on one file system; ``BaseException`` covers Ctrl-C and a failing generator.
+    in memory whole. ``check`` sees the finished temporary file before it replaces the old
+    one; if it raises, nothing is replaced. The temporary file sits in the same folder, so
+    ``os.replace`` is a rename on one file system; ``BaseException`` covers Ctrl-C and a
+    failing generator.
     """
     parts = (text,) if isinstance(text, str) else text
     try:
@@ -31,6 +35,8 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
         ) as f:
             for part in parts:
                 f.write(part)
+        if check is not None:
+            check(Path(tmp))
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException as exc:

@@ -261,9 +261,17 @@ def cut_notice(missing: int) -> Markup:
     )
 
 
-def render_session(session: Session | SessionView, options: RenderOptions | None = None) -> str:
-    """The whole session page as a string; no I/O, same input → same bytes."""
-    return "".join(render_session_parts(session, options))
+def render_session(
+    session: Session | SessionView,
+    options: RenderOptions | None = None,
+    *,
+    sharing: Sequence[str] = (),
+) -> str:
+    """The whole session page as a string; no I/O, same input → same bytes.
+
+    ``sharing`` lists what was left out or redacted (``selection.sharing_notice``); the page
+    says so under its title."""
+    return "".join(render_session_parts(session, options, sharing=sharing))
 
 
 def _groups(events: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -284,7 +292,10 @@ def _groups(events: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 
 def render_session_parts(
-    session: Session | SessionView, options: RenderOptions | None = None
+    session: Session | SessionView,
+    options: RenderOptions | None = None,
+    *,
+    sharing: Sequence[str] = (),
 ) -> Iterator[str]:
     """The session page in parts, for writing as it is made (see ``render_session``)."""
     options = options or RenderOptions()
@@ -399,6 +410,7 @@ def render_session_parts(
         "session.html.j2",
         chunks=chunks(),
         nav_lazy=len(view.outline) > options.nav_rows,
+        sharing=list(sharing),
         **variables,
     )
 

@@ -12,6 +12,7 @@ import fnmatch
 import hashlib
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from typing import Any
 import orjson
 
 from . import __version__
-from .errors import InputError, OutputError
+from .errors import InputError, PiexportError
 from .model import JSON, Session
 from .output import write_atomic
 from .stats import file_figures
@@ -117,6 +118,8 @@ class SiteReport:
     """Problems in the sessions rendered by this run."""
     projects: int = 0
     sessions: int = 0
+    redacted: Counter[str] = field(default_factory=Counter)
+    """Secrets replaced per rule on the pages this run rendered (with a redactor)."""
 
     def summary_line(self) -> str:
         return (
@@ -196,10 +199,17 @@ class _Job:
     forks: tuple[tuple[str, str], ...]
     """(title, href) of every session forked from this one."""
     options: Any
+    redactor: Any = None
+    """A ``redact.Redactor`` (or None): pickled into each worker; tokens agree across pages."""
+    selection: Any = None
 
 
-def _render_one(job: _Job) -> tuple[JSON | None, list[str], str | None]:
-    """Worker: load, render and write one page. Returns (summary, diagnostics, error)."""
+_Outcome = tuple[JSON | None, list[str], str | None, dict[str, int]]
+
+
+def _render_one(job: _Job) -> _Outcome:
+    """Worker: load, render and write one page.
+    Returns (summary, diagnostics, error, secrets redacted per rule)."""
     from .export import export_session  # imported in the worker process
 
     try:
@@ -209,23 +219,30 @@ def _render_one(job: _Job) -> tuple[JSON | None, list[str], str | None]:
             options=job.options,
             parent_href=job.parent_href,
             forks=list(job.forks),
+            redactor=job.redactor,
+            selection=job.selection,
         )
-    except (InputError, OutputError) as exc:
-        return None, [], str(exc)
+    except PiexportError as exc:
+        return None, [], str(exc), {}
     except Exception as exc:  # one broken session must never stop the site
-        return None, [], f"{job.source}: internal error while rendering: {exc!r}"
+        return None, [], f"{job.source}: internal error while rendering: {exc!r}", {}
     return (
         session_summary(result.session, job.source),
         [str(d) for d in result.session.diagnostics],
         None,
+        result.redacted,
     )
 
 
-def _fingerprint(options: Any) -> str:
-    """Pages depend on piexport itself (code, templates, CSS, JS) and on the options."""
+def _fingerprint(options: Any, redactor: Any = None, selection: Any = None) -> str:
+    """Pages depend on piexport itself (code, templates, CSS, JS), the options, the redaction
+    rules and the selection."""
     from .assets import asset_fingerprint
 
-    return f"{__version__}:{asset_fingerprint()}:{options!r}"
+    shared = "" if redactor is None and selection is None else f":{selection!r}"
+    if redactor is not None:
+        shared += f":redact={redactor.fingerprint()}"
+    return f"{__version__}:{asset_fingerprint()}:{options!r}{shared}"
 
 
 def _read_header(path: Path) -> JSON:
@@ -260,8 +277,15 @@ def build_site(
     since: str | None = None,
     until: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    redactor: Any = None,
+    selection: Any = None,
 ) -> SiteReport:
-    """Render every session under ``root`` into ``out`` and write the indexes."""
+    """Render every session under ``root`` into ``out`` and write the indexes.
+
+    With a ``redactor`` (``redact.Redactor``), every page, index and the manifest is
+    redacted and checked by the output gate; a page that fails the gate is a failed session.
+    ``selection`` (``selection.Selection``) applies to every page; a leaf id cannot be part
+    of it."""
     from .export import RenderOptions
     from .render import render_project_index, render_root_index
 
@@ -272,7 +296,7 @@ def build_site(
         raise InputError(msg)
     out.mkdir(parents=True, exist_ok=True)
     since_ms, until_ms = _parse_date(since), _parse_date(until, end=True)
-    fingerprint = _fingerprint(options)
+    fingerprint = _fingerprint(options, redactor, selection)
     old = _load_manifest(out, root, fingerprint, force)
     report = SiteReport(out=out)
 
@@ -281,6 +305,8 @@ def build_site(
     for source in discover(root):
         header = _read_header(source)
         cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
+        if cwd is not None and redactor is not None:  # the folder name is made from it
+            cwd = redactor.redact_text(cwd, count=False)
         if (
             project
             and not fnmatch.fnmatch(cwd or source.parent.name, project)
@@ -340,6 +366,8 @@ def build_site(
                     _relative(page, parent_page) if parent_page else None,
                     my_forks,
                     options,
+                    redactor,
+                    selection,
                 ),
             )
         )
@@ -347,8 +375,11 @@ def build_site(
     # 3. render what is stale, in parallel
     done = 0
     total = len(jobs_todo)
-    for (rel, _job), (summary, diags, error) in zip(jobs_todo, _run(jobs_todo, jobs), strict=True):
+    for (rel, _job), (summary, diags, error, redacted) in zip(
+        jobs_todo, _run(jobs_todo, jobs), strict=True
+    ):
         rec = records[rel]
+        report.redacted.update(redacted)
         done += 1
         if progress:
             progress(done, total)
@@ -363,20 +394,25 @@ def build_site(
         report.warnings.extend(diags)  # unchanged pages were reported when they were built
         report.rendered += 1
 
-    # 4. remove pages of sessions that are gone (only pages we wrote ourselves)
+    # 4. remove pages of sessions that are gone, and old pages of sessions whose page moved
+    # (e.g. --redact renamed the project folder: the old page may hold what was redacted);
+    # only pages we wrote ourselves
     current_pages = {r.page for r in records.values()}
     for rel, prev in old.items():
-        if rel not in records and prev.page not in current_pages:
+        if prev.page not in current_pages:
             target = (out / prev.page).resolve()
             if target.is_relative_to(out.resolve()) and target.is_file():
                 target.unlink()
-                report.removed += 1
+                if rel not in records:
+                    report.removed += 1
 
     # 5. indexes, then the manifest
     projects = _group(records.values(), planned, forks)
     for key, proj in projects.items():
-        write_atomic(out / key / "index.html", render_project_index(proj, options))
-    write_atomic(out / "index.html", render_root_index(list(projects.values()), options))
+        _write_checked(out / key / "index.html", render_project_index(proj, options), redactor)
+    _write_checked(
+        out / "index.html", render_root_index(list(projects.values()), options), redactor
+    )
     for folder in {Path(prev.page).parent for prev in old.values()}:
         _remove_if_only_index(out / folder, set(projects))
     _save_manifest(out, root, fingerprint, records)
@@ -405,15 +441,22 @@ def _dedupe_pages(planned: list[tuple[Path, str, str, JSON]]) -> None:
         seen.add(page)
 
 
-def _run(
-    todo: list[tuple[str, _Job]], jobs: int | None
-) -> Iterable[tuple[JSON | None, list[str], str | None]]:
+def _write_checked(path: Path, text: str, redactor: Any) -> None:
+    """Write an index page, through the output gate when redacting."""
+    if redactor is not None:
+        from .export import check_output
+
+        check_output(text, redactor, path)
+    write_atomic(path, text)
+
+
+def _run(todo: list[tuple[str, _Job]], jobs: int | None) -> Iterable[_Outcome]:
     workers = jobs or os.cpu_count() or 1
     if workers <= 1 or len(todo) <= 1:
         return (_render_one(job) for _, job in todo)
     pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)))
 
-    def results() -> Iterable[tuple[JSON | None, list[str], str | None]]:
+    def results() -> Iterable[_Outcome]:
         with pool:
             yield from pool.map(_render_one, [job for _, job in todo], chunksize=1)
 

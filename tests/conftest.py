@@ -44,6 +44,16 @@ def msg(
     }
 
 
+def tool_result(
+    eid: str, parent: str, text: str, second: int, call_id: str, tool: str
+) -> dict[str, Any]:
+    """A successful toolResult entry with one text block."""
+    content = [{"type": "text", "text": text}]
+    return msg(
+        eid, parent, "toolResult", content, second, toolCallId=call_id, toolName=tool, isError=False
+    )
+
+
 def to_lines(records: Iterable[Any]) -> bytes:
     out = bytearray()
     for r in records:

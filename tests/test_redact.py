@@ -1,0 +1,692 @@
+"""Secret redaction: planted fake secrets never reach any output file, in any encoding."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import random
+import re
+import string
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from click.testing import CliRunner
+
+from piexport import Redactor, load_session, redact_session
+from piexport.cli import cli
+from piexport.export import export_session
+from piexport.redact import RedactionError
+from piexport.view import build_view
+
+from .conftest import HEADER, msg, to_lines, tool_result, ts
+
+ALNUM = string.ascii_letters + string.digits
+UPPER32 = string.ascii_uppercase + "234567"
+
+
+def _r(rng: random.Random, n: int, alphabet: str = ALNUM) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def fake(kind: str, seed: int) -> tuple[str, str]:
+    """A fake secret of one format: (text to plant, the part that must never be output)."""
+    rng = random.Random(f"{kind}:{seed}")
+    if kind == "aws-access-key":
+        s = "AKIA" + _r(rng, 16, UPPER32)
+        return s, s
+    if kind == "aws-secret-key":
+        s = _r(rng, 40, ALNUM + "/+")
+        return f"aws_secret_access_key = {s}", s
+    if kind == "github-classic":
+        s = "ghp_" + _r(rng, 36)
+        return s, s
+    if kind == "github-app":
+        s = "ghs_" + _r(rng, 36)
+        return s, s
+    if kind == "github-fine-grained":
+        s = (
+            "github_pat_11"
+            + _r(rng, 20, string.ascii_uppercase + string.digits)
+            + "_"
+            + _r(rng, 59)
+        )
+        return s, s
+    if kind == "gitlab":
+        s = "glpat-" + _r(rng, 20, ALNUM + "_-")
+        return s, s
+    if kind == "openai-project":
+        s = "sk-proj-" + _r(rng, 74, ALNUM + "_-") + "T3BlbkFJ" + _r(rng, 74, ALNUM + "_-")
+        return s, s
+    if kind == "anthropic":
+        s = "sk-ant-api03-" + _r(rng, 93, ALNUM + "_-") + "AA"
+        return s, s
+    if kind == "google-api":
+        s = "AIza" + _r(rng, 35, ALNUM + "_-")
+        return s, s
+    if kind == "huggingface":
+        s = "hf_" + _r(rng, 34, string.ascii_letters)
+        return s, s
+    if kind == "slack":
+        s = f"xoxb-{rng.randrange(10**11, 10**12)}-{rng.randrange(10**12, 10**13)}-{_r(rng, 24)}"
+        return s, s
+    if kind == "stripe":
+        s = "sk_live_" + _r(rng, 24)
+        return s, s
+    if kind == "jwt":
+
+        def b64(obj: Any) -> str:
+            return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+
+        s = f"{b64({'alg': 'HS256'})}.{b64({'sub': _r(rng, 12)})}.{_r(rng, 43, ALNUM + '_-')}"
+        return s, s.split(".")[1]
+    if kind == "private-key":
+        body = "\n".join(_r(rng, 64, ALNUM + "+/") for _ in range(4))
+        block = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
+        return block, body.split("\n")[1]
+    if kind == "url-credentials":
+        s = _r(rng, 14)
+        return f"postgres://admin:{s}@db.internal/prod", s
+    if kind == "auth-header":
+        s = _r(rng, 32, ALNUM + "._-")
+        return f"Authorization: Bearer {s}", s
+    if kind == "env-password":
+        s = "hunter2-" + _r(rng, 10) + "!"
+        return f"DB_PASSWORD={s}", s
+    if kind == "json-password":
+        s = _r(rng, 18)
+        return f'{{"password": "{s}"}}', s
+    if kind == "npm":
+        s = "npm_" + _r(rng, 36)
+        return s, s
+    raise AssertionError(kind)
+
+
+KINDS = [
+    "aws-access-key",
+    "aws-secret-key",
+    "github-classic",
+    "github-app",
+    "github-fine-grained",
+    "gitlab",
+    "openai-project",
+    "anthropic",
+    "google-api",
+    "huggingface",
+    "slack",
+    "stripe",
+    "jwt",
+    "private-key",
+    "url-credentials",
+    "auth-header",
+    "env-password",
+    "json-password",
+    "npm",
+]
+
+# fields that take free text of any shape, and fields that only make sense with one line
+FIELDS = [
+    "user text",
+    "assistant text",
+    "thinking",
+    "bash command",
+    "read path",
+    "edit oldText",
+    "edit newText",
+    "tool output",
+    "bash output",
+    "custom data",
+    "custom data key",
+    "custom_message",
+    "compaction summary",
+    "branch summary",
+    "session name",
+    "label",
+    "header cwd",
+    "image mime",
+    "model id",
+]
+SINGLE_LINE = {"read path", "header cwd", "image mime", "model id", "session name", "label"}
+
+
+class Plant:
+    """Hands out fake secrets field by field, cycling through the formats."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.n = seed
+        self.secrets: dict[str, str] = {}  # the part that must not leak → its kind
+        self.placements: list[tuple[str, str]] = []
+
+    def __call__(self, field: str, count: int = 4) -> str:
+        parts = []
+        for _ in range(count):
+            kind = KINDS[self.n % len(KINDS)]
+            if field in SINGLE_LINE and kind == "private-key":
+                kind = "stripe"
+            text, secret = fake(kind, self.n)
+            self.n += 1
+            self.secrets[secret] = kind
+            self.placements.append((field, kind))
+            parts.append(text)
+        return " and ".join(parts) if field not in SINGLE_LINE else "/".join(parts)
+
+
+def planted_session(plant: Plant, shared: str = "") -> list[Any]:
+    """A session with secrets in every kind of field; ``shared`` is added to the user text."""
+    p = plant
+    header = {**HEADER, "cwd": "/home/alice/" + p("header cwd", 2)}
+    thinking = {"type": "thinking", "thinking": "I see " + p("thinking")}
+    calls = [
+        {
+            "type": "toolCall",
+            "id": "call_1",
+            "name": "bash",
+            "arguments": {"command": p("bash command")},
+        },
+        {
+            "type": "toolCall",
+            "id": "call_2",
+            "name": "read",
+            "arguments": {"path": p("read path", 2)},
+        },
+        {
+            "type": "toolCall",
+            "id": "call_3",
+            "name": "edit",
+            "arguments": {
+                "path": "src/app.py",
+                "edits": [{"oldText": p("edit oldText"), "newText": p("edit newText")}],
+            },
+        },
+    ]
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 64).decode()
+    records: list[Any] = [
+        header,
+        msg(
+            "u1",
+            None,
+            "user",
+            [{"type": "text", "text": "Deploy with " + p("user text") + shared}],
+            1,
+        ),
+        msg(
+            "a1",
+            "u1",
+            "assistant",
+            [thinking, {"type": "text", "text": "Using " + p("assistant text")}, *calls],
+            2,
+            provider="anthropic",
+            model=p("model id", 1),
+            stopReason="toolUse",
+        ),
+        tool_result("r1", "a1", p("tool output"), 3, "call_1", "bash"),
+        tool_result("r2", "r1", "file", 4, "call_2", "read"),
+        tool_result("r3", "r2", "Successfully replaced 1 block(s).", 5, "call_3", "edit"),
+        msg(
+            "b1",
+            "r3",
+            "bashExecution",
+            None,
+            6,
+            command="env",
+            output=p("bash output"),
+            exitCode=0,
+            cancelled=False,
+            truncated=False,
+        ),
+        {
+            "type": "custom",
+            "id": "c1",
+            "parentId": "b1",
+            "timestamp": ts(7),
+            "customType": "ext",
+            "data": {"nested": {"env": [p("custom data")]}, p("custom data key", 1): 1},
+        },
+        {
+            "type": "custom_message",
+            "id": "cm1",
+            "parentId": "c1",
+            "timestamp": ts(8),
+            "customType": "note",
+            "content": p("custom_message"),
+            "display": True,
+        },
+        {
+            "type": "compaction",
+            "id": "k1",
+            "parentId": "cm1",
+            "timestamp": ts(9),
+            "summary": p("compaction summary"),
+            "firstKeptEntryId": "r3",
+            "tokensBefore": 1000,
+        },
+        msg(
+            "u2",
+            "k1",
+            "user",
+            [
+                {"type": "text", "text": "look"},
+                {"type": "image", "mimeType": "image/png;" + p("image mime", 1), "data": png},
+            ],
+            10,
+        ),
+        # another branch from r3, then the user came back with a summary
+        msg("x1", "r3", "user", "an abandoned try", 11),
+        {
+            "type": "branch_summary",
+            "id": "bs1",
+            "parentId": "u2",
+            "timestamp": ts(12),
+            "fromId": "x1",
+            "summary": p("branch summary"),
+        },
+        {
+            "type": "label",
+            "id": "l1",
+            "parentId": "bs1",
+            "timestamp": ts(13),
+            "targetId": "a1",
+            "label": p("label", 1),
+        },
+        {
+            "type": "session_info",
+            "id": "n1",
+            "parentId": "l1",
+            "timestamp": ts(14),
+            "name": p("session name", 1),
+        },
+        msg(
+            "a2",
+            "n1",
+            "assistant",
+            [{"type": "text", "text": "done"}],
+            15,
+            provider="anthropic",
+            model="claude",
+        ),
+    ]
+    return records
+
+
+def forms(secret: str) -> set[str]:
+    return {
+        secret,
+        html.escape(secret),
+        json.dumps(secret)[1:-1],
+        quote(secret),
+        quote(secret, safe=""),
+    }
+
+
+def assert_no_leak(out_files: list[Path], secrets: dict[str, str]) -> None:
+    assert out_files
+    for path in out_files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for secret, kind in secrets.items():
+            assert secret not in str(path), (path, kind)
+            for form in forms(secret):
+                assert form not in text, f"{kind} leaked into {path.name} as {form[:6]}…"
+
+
+def anchors(page: str) -> list[tuple[str, str, str]]:
+    return re.findall(r'id="(entry-[^"]+)" data-entry-id="([^"]+)" data-parent="([^"]*)"', page)
+
+
+@pytest.fixture
+def planted(tmp_path: Path) -> tuple[Path, Plant]:
+    plant = Plant()
+    path = tmp_path / "planted.jsonl"
+    path.write_bytes(to_lines(planted_session(plant)))
+    return path, plant
+
+
+def test_planting_covers_the_brief(planted: tuple[Path, Plant]) -> None:
+    _, plant = planted
+    kinds = {k for _, k in plant.placements}
+    fields = {f for f, _ in plant.placements}
+    print(
+        f"\nplanted {len(plant.placements)} fake secrets: {len(kinds)} formats in {len(fields)} fields"
+    )
+    assert len(plant.placements) >= 50
+    assert len(kinds) >= 15
+    assert len(fields) >= 15
+
+
+def test_render_redact_leaks_nothing(
+    runner: CliRunner, tmp_path: Path, planted: tuple[Path, Plant]
+) -> None:
+    path, plant = planted
+    out = tmp_path / "page.html"
+    result = runner.invoke(cli, ["render", "--redact", str(path), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert_no_leak([out], plant.secrets)
+    page = out.read_text()
+    assert "[REDACTED:" in page
+    assert "Shared view:" in page and "secrets redacted (" in page
+    # the run reports counts per rule, never the secrets
+    assert re.search(r"redacted \d+ secrets: [a-z-]+ \d+", result.stderr)
+    for secret in plant.secrets:
+        assert secret not in result.output
+
+    plain = tmp_path / "plain.html"
+    assert runner.invoke(cli, ["render", str(path), "-o", str(plain)]).exit_code == 0
+    unredacted = plain.read_text()
+    assert any(s in unredacted for s in plant.secrets)  # the planting is visible without it
+    # ids, deep links, parents and the tree are unchanged
+    assert anchors(page) == anchors(unredacted)
+    assert len(anchors(page)) == 15
+    assert re.findall(r'href="#(entry-[^"]+)"', page) == re.findall(
+        r'href="#(entry-[^"]+)"', unredacted
+    )
+
+
+def test_tool_pairing_and_tree_survive(planted: tuple[Path, Plant]) -> None:
+    path, _ = planted
+    session = load_session(path)
+    redacted = redact_session(session, Redactor.create())
+    before, after = build_view(session), build_view(redacted)
+    assert {k: v.id for k, v in after.results.items()} == {
+        k: v.id for k, v in before.results.items()
+    }
+    assert after.paired_results == before.paired_results == {"r1", "r2", "r3"}
+    assert redacted.tree is session.tree
+    assert [e.id for e in redacted.entries] == [e.id for e in session.entries]
+    assert redacted.labels.keys() == session.labels.keys()
+    assert redacted.name and redacted.name.startswith("[REDACTED:")
+    image = redacted.by_id["u2"].raw["message"]["content"][1]
+    assert image["data"] == session.by_id["u2"].raw["message"]["content"][1]["data"]
+    assert "[REDACTED:" in image["mimeType"]
+
+
+def test_markdown_json_and_summary_honour_redact(
+    runner: CliRunner, tmp_path: Path, planted: tuple[Path, Plant]
+) -> None:
+    path, plant = planted
+    outs = []
+    for fmt in ("md", "json"):
+        out = tmp_path / f"s.{fmt}"
+        result = runner.invoke(
+            cli, ["render", "--redact", "--format", fmt, str(path), "-o", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        outs.append(out)
+    for fmt in ("json", "markdown"):
+        result = runner.invoke(cli, ["summary", "--redact", "--format", fmt, str(path)])
+        assert result.exit_code == 0, result.output
+        out = tmp_path / f"summary.{fmt}"
+        out.write_text(result.stdout)
+        outs.append(out)
+    assert_no_leak(outs, plant.secrets)
+
+
+def _site_root(tmp_path: Path) -> tuple[Path, Plant, str]:
+    root = tmp_path / "sessions"
+    project = root / "--home-alice-demo--"
+    project.mkdir(parents=True)
+    plant = Plant()
+    shared_text, shared_secret = fake("github-classic", 999)
+    plant.secrets[shared_secret] = "github-classic"
+    first = planted_session(plant, " and " + shared_text)
+    second = planted_session(plant, " again " + shared_text)
+    second[0] = {**second[0], "id": "0195a000-0000-7000-8000-000000000002"}
+    (project / "2025-01-01T10-00-00-000Z_a.jsonl").write_bytes(to_lines(first))
+    (project / "2025-01-02T10-00-00-000Z_b.jsonl").write_bytes(to_lines(second))
+    return root, plant, shared_secret
+
+
+def test_site_redact_leaks_nothing_and_tokens_agree(runner: CliRunner, tmp_path: Path) -> None:
+    root, plant, shared = _site_root(tmp_path)
+    out = tmp_path / "site"
+    result = runner.invoke(cli, ["site", str(root), "-o", str(out), "--redact", "-j", "2"])
+    assert result.exit_code == 0, result.output
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert len(files) >= 4  # two pages, a project index, the root index (and the manifest)
+    assert_no_leak(files, plant.secrets)
+    assert "redacted " in result.stderr and " secrets: " in result.stderr
+
+    token = Redactor.create().token("github-token", shared)
+    pages = [p for p in files if p.name.startswith("2025-")]
+    assert len(pages) == 2
+    for page in pages:
+        assert token in page.read_text()
+
+    # toggling --redact off renders the pages again (the fingerprint includes it)
+    again = runner.invoke(cli, ["site", str(root), "-o", str(out), "-j", "1"])
+    assert again.exit_code == 0
+    assert "2 rendered" in again.stderr
+    new_pages = [p for p in out.rglob("2025-*.html")]
+    assert len(new_pages) == 2 and all(shared in p.read_text() for p in new_pages)
+
+
+def test_zero_width_and_fullwidth_variants_are_caught() -> None:
+    r = Redactor.create()
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    split = token[:10] + "\u200b" + token[10:20] + "\u2060" + token[20:]
+    wide = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in token)
+    expected = r.token("github-token", token)
+    for variant in (
+        split,
+        wide,
+        token[:6] + "\ufeff" + token[6:],
+        token[:4] + "\u00ad" + token[4:],
+    ):
+        text = f"before {variant} after"
+        assert r.redact_text(text) == f"before {expected} after"
+    assert r.counts["github-token"] == 4
+
+
+def test_same_secret_same_token_key_changes_it() -> None:
+    secret = fake("aws-access-key", 1)[0]
+    a, b = Redactor.create(), Redactor.create()
+    assert a.redact_text(f"x {secret}")[2:] == b.redact_text(f"y {secret} z")[2:-2]
+    keyed = Redactor.create(key="site-key")
+    assert keyed.redact_text(secret) != a.redact_text(secret)
+    assert keyed.redact_text(secret).startswith("[REDACTED:aws-access-key:")
+
+
+def test_shapes_keep_the_name_and_skip_placeholders() -> None:
+    r = Redactor.create()
+    assert r.redact_text("DB_PASSWORD=hunter2-Sup3r!").startswith("DB_PASSWORD=[REDACTED:")
+    assert r.redact_text("postgres://admin:s3cr3t@db/prod").startswith(
+        "postgres://admin:[REDACTED:"
+    )
+    for benign in (
+        "export OPENAI_API_KEY=$OPENAI_API_KEY",
+        "GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }}",
+        "Authorization: Bearer <token>",
+        'password = os.environ["DB_PASSWORD"]',
+        "the token is valid and the password must be at least 12 characters long",
+        "const token = await getToken(); if (!password) return;",
+        "Authorization: Bearer [REDACTED:github-token:0123abcd]",
+    ):
+        fresh = Redactor.create()
+        assert fresh.redact_text(benign) == benign
+        assert not fresh.counts
+
+
+def test_user_patterns_allow_list_and_config(
+    runner: CliRunner, tmp_path: Path, make_session: Any
+) -> None:
+    path = make_session(
+        [
+            msg(
+                "u1",
+                None,
+                "user",
+                "ticket EMP-123456 and AKIAIOSFODNN7EXAMPLE and AKIA2222333344445555",
+                1,
+            )
+        ]
+    )
+    out = tmp_path / "p.html"
+    result = runner.invoke(
+        cli,
+        [
+            "render",
+            str(path),
+            "-o",
+            str(out),
+            "--redact-pattern",
+            r"EMP-\d{6}",
+            "--allow",
+            "AKIAIOSFODNN7EXAMPLE",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert "EMP-123456" not in page and "[REDACTED:custom:" in page
+    assert "AKIAIOSFODNN7EXAMPLE" in page and "AKIA2222333344445555" not in page
+    assert "custom 1" in result.stderr and "aws-access-key 1" in result.stderr
+
+    config = tmp_path / "redact.toml"
+    config.write_text(
+        'allow = ["AKIA2222333344445555"]\n[[patterns]]\nname = "Employee ID"\nregex = "EMP-(?P<secret>\\\\d{6})"\n'
+    )
+    result = runner.invoke(
+        cli, ["render", str(path), "-o", str(out), "--redact-config", str(config)]
+    )
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert "EMP-[REDACTED:employee-id:" in page and "AKIA2222333344445555" in page
+
+    bad = runner.invoke(cli, ["render", str(path), "-o", str(out), "--redact-pattern", "(unclosed"])
+    assert bad.exit_code == 2
+    assert "(unclosed" in bad.output and "bad redaction pattern" in bad.output
+
+
+def test_gate_fails_the_run_and_leaves_no_page(
+    runner: CliRunner, tmp_path: Path, make_session: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = make_session([msg("u1", None, "user", "hello", 1)])
+    out = tmp_path / "p.html"
+    out.write_text("an older page")
+    leak = fake("stripe", 5)[0]
+    import piexport.export as export_module
+
+    real = export_module.render_session
+    monkeypatch.setattr(export_module, "render_session", lambda *a, **k: real(*a, **k) + leak)
+    result = runner.invoke(cli, ["render", "--redact", str(path), "-o", str(out)])
+    assert result.exit_code == 1
+    assert "stripe-key" in result.output and "not written" in result.output
+    assert leak not in result.output
+    assert not out.exists()
+    assert not list(tmp_path.glob(".p.html.*"))
+
+
+def test_gate_catches_secrets_in_structural_fields(
+    runner: CliRunner, tmp_path: Path, make_session: Any
+) -> None:
+    """Ids are never rewritten (deep links depend on them), so a secret there fails the run."""
+    secret = fake("aws-access-key", 9)[0]
+    bad = make_session([msg(secret, None, "user", "hello", 1)], name="bad.jsonl")
+    with pytest.raises(RedactionError, match="aws-access-key"):
+        export_session(bad, tmp_path / "bad.html", redactor=Redactor.create())
+    assert not (tmp_path / "bad.html").exists()
+
+    root = tmp_path / "root"
+    root.mkdir()
+    bad.rename(root / "bad.jsonl")
+    make_session([msg("u1", None, "user", "fine", 1)], name="root/good.jsonl")
+    out = tmp_path / "site"
+    result = runner.invoke(cli, ["site", str(root), "-o", str(out), "--redact", "-j", "1"])
+    assert result.exit_code == 1
+    assert "aws-access-key" in result.stderr and secret not in result.output
+    pages = {p.name for p in out.rglob("*.html")}
+    assert "good.html" in pages and "bad.html" not in pages
+
+
+def test_gate_passes_page_furniture() -> None:
+    """The page's own CSS/JS, tokens, inline images and hashes do not trip the gate."""
+    from piexport.render import _assets
+
+    css, js = _assets()
+    png = base64.b64encode(bytes(range(256)) * 50).decode()
+    text = (
+        css + js + "[REDACTED:github-token:0123abcd] "
+        f'<img src="data:image/png;base64,{png}"> '
+        + hashlib.sha1(b"x").hexdigest()
+        + " sha512-"
+        + base64.b64encode(hashlib.sha512(b"x").digest()).decode()
+    )
+    assert Redactor.create().scan_text(text) == []
+
+
+def benign_corpus() -> list[str]:
+    rng = random.Random(20250101)
+    lines: list[str] = []
+    words = [
+        "the",
+        "token",
+        "was",
+        "refreshed",
+        "and",
+        "the",
+        "password",
+        "prompt",
+        "showed",
+        "up",
+        "before",
+        "the",
+        "secret",
+        "manager",
+        "synced",
+    ]
+    for i in range(150):
+        sha = hashlib.sha1(str(i).encode()).hexdigest()
+        lines.append(f"commit {sha}")
+        lines.append(f"{sha[:7]} Merge pull request #{i} from alice/feature-{i}")
+        lines.append(str(uuid.UUID(int=rng.getrandbits(128), version=4)))
+        digest = base64.b64encode(hashlib.sha512(sha.encode()).digest()).decode()
+        lines.append(f'      "integrity": "sha512-{digest}",')
+        lines.append(
+            f'  resolved "https://registry.yarnpkg.com/pkg-{i}/-/pkg-{i}-1.0.{i}.tgz#{sha}"'
+        )
+        lines.append(base64.b64encode(rng.randbytes(57)).decode())
+        lines.append(
+            f"sha256:{hashlib.sha256(sha.encode()).hexdigest()}  /var/lib/docker/overlay2/{sha}/diff"
+        )
+        lines.append(
+            f'!function(e,t){{var n=e.token||t.{_r(rng, 4, string.ascii_lowercase)};return n&&n.split(".")[{i % 3}]}}(window,{{}});'
+        )
+        lines.append(
+            f"/home/alice/src/project-{i}/node_modules/@scope/pkg-{sha[:8]}/dist/index.min.js"
+        )
+        lines.append(" ".join(rng.choice(words) for _ in range(14)).capitalize() + ".")
+        lines.append(f"password = getpass.getpass(prompt='Password for {i}: ')")
+        lines.append(f"if not token: raise ValueError('token {i} missing')  # see docs/auth.md")
+        lines.append(f"API_KEY=${{API_KEY_{i}}}")
+        lines.append(f'<script src="app.{sha[:10]}.js" integrity="sha384-{digest[:64]}"></script>')
+    return lines
+
+
+def test_benign_corpus_false_positive_rate(capsys: pytest.CaptureFixture[str]) -> None:
+    lines = benign_corpus()
+    assert len(lines) >= 1000
+    r = Redactor.create()
+    changed = [line for line in lines if r.redact_text(line) != line]
+    rate = len(changed) / len(lines)
+    with capsys.disabled():
+        print(
+            f"\nbenign corpus: {len(lines)} lines, {len(changed)} redacted ({rate:.2%} false positives): {dict(r.counts)}"
+        )
+    assert rate < 0.01, changed[:5]
+    assert Redactor.create().scan_text("\n".join(lines)) == []
+
+
+def test_json_escaped_secret_in_the_file_is_caught(tmp_path: Path) -> None:
+    """The loader decodes ``\\u0061``, so a secret spelled with JSON escapes is still found."""
+    _, secret = fake("anthropic", 3)
+    escaped = secret.replace("sk-ant-api03", "sk-ant-\\u0061pi03").replace("-", "\\u002d", 1)
+    line = (
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T10:00:01.000Z",'
+        f'"message":{{"role":"user","content":"key {escaped}"}}}}'
+    )
+    path = tmp_path / "escaped.jsonl"
+    path.write_bytes(to_lines([HEADER]) + line.encode() + b"\n")
+    result = export_session(path, tmp_path / "escaped.html", redactor=Redactor.create())
+    assert result.redacted == {"anthropic-key": 1}
+    assert_no_leak([tmp_path / "escaped.html"], {secret: "anthropic"})
