@@ -567,8 +567,13 @@ def test_gate_fails_the_run_and_leaves_no_page(
     leak = fake("stripe", 5)[0]
     import piexport.export as export_module
 
-    real = export_module.render_session
-    monkeypatch.setattr(export_module, "render_session", lambda *a, **k: real(*a, **k) + leak)
+    real = export_module.render_session_parts
+
+    def leaky(*a: Any, **k: Any) -> Any:
+        yield from real(*a, **k)
+        yield leak
+
+    monkeypatch.setattr(export_module, "render_session_parts", leaky)
     result = runner.invoke(cli, ["render", "--redact", str(path), "-o", str(out)])
     assert result.exit_code == 1
     assert "stripe-key" in result.output and "not written" in result.output

@@ -94,7 +94,7 @@ def render(runner: CliRunner, path: Path, tmp_path: Path, *flags: str) -> str:
 
 
 def entry_ids(page: str) -> set[str]:
-    return set(re.findall(r'data-entry-id="([^"]+)"', page))
+    return set(re.findall(r'\sdata-entry-id="([^"]+)"', page))
 
 
 def notice(page: str) -> str:
