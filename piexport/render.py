@@ -33,7 +33,7 @@ from .highlight import (
     style_css,
 )
 from .markdown import render_markdown
-from .model import JSON, Session, content_text
+from .model import JSON, Entry, Session, content_text
 from .outline import tool_call_summary
 from .textsafe import reveal_controls
 from .tree import timestamp_ms
@@ -192,6 +192,8 @@ def make_env() -> jinja2.Environment:
         split_exit=split_exit,
         grep_groups=grep_groups,
         tool_call_summary=tool_call_summary,
+        entry_open=entry_open,
+        usage_line=usage_line,
         version=__version__,
     )
     return env
@@ -249,6 +251,66 @@ def numbered(lines: Sequence[str], start: Any = 1, limit: int | None = None) -> 
         f'<div class="code-with-lines"><pre class="gutter" aria-hidden="true">{gutter}</pre>'
         f'<pre class="hl"><code>{code}</code></pre></div>'
     )
+
+
+def entry_open(e: Entry, v: SessionView, s: Session, kind: str, role_label: str) -> Markup:
+    """An entry's opening tag and header line (role, label, compaction mark, time, link):
+    every entry has one, so it is built here rather than in a macro."""
+    eid = e.id
+    dom = dom_id(eid)
+    dim = " off-context" if eid in v.dimmed else ""
+    head = [
+        f'<article class="entry {escape_text(kind)}{dim}" id="{dom}" '
+        f'data-entry-id="{escape_text(eid)}" data-parent="{v.parent_dom[eid]}">\n'
+        f'  <header class="entry-head">\n    <span class="role">{_plain(role_label)}</span>\n'
+    ]
+    if eid in s.labels:
+        head.append(f'    <span class="badge label" title="label">{_plain(s.labels[eid])}</span>\n')
+    c = v.out_of_context.get(eid)
+    if c is not None:
+        head.append(
+            f'    <a class="badge muted" href="#{dom_id(c)}" title="Summarised by this '
+            'compaction: the model did not see it afterwards">not in context after compaction '
+            f"{v.compaction_no[c]}</a>\n"
+        )
+    head.append(
+        f'    <span class="spacer"></span>\n    <time>{_when(e.timestamp)}</time>\n'
+        f'    <a class="deeplink" href="#{dom}" title="Link to this entry" '
+        'aria-label="Link to this entry">#</a>\n  </header>'
+    )
+    return Markup("".join(head))
+
+
+_ENDED_OK = (None, "stop", "toolUse", "error", "aborted", "length")
+
+
+def usage_line(msg: JSON) -> Markup:
+    """The model, tokens and cost under an assistant message."""
+    u = msg.get("usage")
+    u = u if isinstance(u, dict) else {}
+    out = [
+        f'<div class="usage">{_plain(_jinja_str(msg.get("provider") or ""))}/'
+        f"{_plain(_jinja_str(msg.get('model') or '?'))}"
+    ]
+    if u:
+        out.append(f" · in {_tokens(u.get('input'))} · out {_tokens(u.get('output'))}")
+        if u.get("cacheRead"):
+            out.append(f" · cache read {_tokens(u.get('cacheRead'))}")
+        if u.get("cacheWrite"):
+            out.append(f" · cache write {_tokens(u.get('cacheWrite'))}")
+        cost = u.get("cost")
+        if isinstance(cost, dict):
+            out.append(f" · {_cost(cost.get('total'))}")
+    stop = msg.get("stopReason")
+    if stop not in _ENDED_OK:
+        out.append(f" · stop: {_plain(_jinja_str(stop))}")
+    out.append("</div>")
+    return Markup("".join(out))
+
+
+def _jinja_str(value: Any) -> str:
+    """str() as a template shows a value (None → "None", True → "True")."""
+    return value if isinstance(value, str) else str(value)
 
 
 def cut_notice(missing: int) -> Markup:
