@@ -261,14 +261,26 @@ def _compactions(session: Session) -> tuple[dict[str, str], set[str], dict[str, 
     ordered = sorted(numbers, key=lambda c: c not in on_path)
     out: dict[str, str] = {}
     dimmed: set[str] = set()
+    # on the current path (most compactions), positions come from one pass over it
+    position = {eid: i for i, eid in enumerate(tree.path)}
+    first_at: dict[str, int] = {}
+    for i, eid in enumerate(tree.path):
+        raw_id = session.by_id[eid].raw.get("id")
+        if isinstance(raw_id, str):
+            first_at.setdefault(raw_id, i)
     for cid in ordered:
-        path = tree.path_to(cid)[:-1]
         first = session.by_id[cid].raw.get("firstKeptEntryId")
-        # pi compares against the id as the file wrote it
-        stop = next(
-            (j for j, pid in enumerate(path) if session.by_id[pid].raw.get("id") == first),
-            len(path),
-        )
+        if cid in position and isinstance(first, str):
+            end = position[cid]
+            path = tree.path[:end]
+            stop = min(first_at.get(first, end), end)
+        else:
+            path = tree.path_to(cid)[:-1]
+            # pi compares against the id as the file wrote it
+            stop = next(
+                (j for j, pid in enumerate(path) if session.by_id[pid].raw.get("id") == first),
+                len(path),
+            )
         for pid in path[:stop]:
             out.setdefault(pid, cid)
             if cid in on_path:
