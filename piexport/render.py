@@ -193,6 +193,8 @@ def make_env() -> jinja2.Environment:
         grep_groups=grep_groups,
         tool_call_summary=tool_call_summary,
         entry_open=entry_open,
+        grep_list=grep_list,
+        path_list=path_list,
         usage_line=usage_line,
         version=__version__,
     )
@@ -274,11 +276,48 @@ def entry_open(e: Entry, v: SessionView, s: Session, kind: str, role_label: str)
             f"{v.compaction_no[c]}</a>\n"
         )
     head.append(
-        f'    <span class="spacer"></span>\n    <time>{_when(e.timestamp)}</time>\n'
+        f'    <span class="spacer"></span>\n    <time>{_plain(_when(e.timestamp))}</time>\n'
         f'    <a class="deeplink" href="#{dom}" title="Link to this entry" '
         'aria-label="Link to this entry">#</a>\n  </header>'
     )
     return Markup("".join(head))
+
+
+def grep_list(
+    groups: Sequence[tuple[str, Sequence[tuple[str, str, str]]]], preview: bool
+) -> Markup:
+    """grep results grouped by file; a preview stops after PREVIEW_LINES lines."""
+    left = PREVIEW_LINES if preview else -1
+    out = ['<div class="grep">\n']
+    for path, rows in groups:
+        if left == 0:
+            break
+        out.append(
+            f'  <div class="grep-file"><code>{_plain(path)}</code></div>\n'
+            '  <table class="grep-lines">'
+        )
+        for kind, n, text in rows:
+            if left == 0:
+                break
+            left -= 1
+            out.append(
+                f'<tr class="{escape_text(kind)}"><td class="n">{escape_text(str(n))}</td>'
+                f"<td><code>{_plain(text)}</code></td></tr>"
+            )
+        out.append("</table>\n")
+    out.append("</div>\n")
+    return Markup("".join(out))
+
+
+def path_list(items: Sequence[str], dirs: bool, preview: bool) -> Markup:
+    """find/ls results, one path a row; folders (ending in /) marked when listing."""
+    shown = items[:PREVIEW_LINES] if preview else items
+    rows = "".join(
+        ('<li class="dir">' if dirs and item.endswith("/") else "<li>")
+        + f"<code>{_plain(item)}</code></li>"
+        for item in shown
+    )
+    return Markup(f'<ul class="paths{" columns" if dirs else ""}">{rows}</ul>\n')
 
 
 _ENDED_OK = (None, "stop", "toolUse", "error", "aborted", "length")
@@ -427,6 +466,18 @@ def render_session_parts(
             )
         return Markup(out) + cut_notice(len(full) - len(text))
 
+    def file_text(text: Any, path: str, start: Any = 1) -> Markup:
+        """A file's text with line numbers from ``start``, folded past PREVIEW_LINES."""
+        lines, missing = code_lines(text, path=path)
+        body = numbered(lines, start)
+        if len(lines) > PREVIEW_LINES:
+            body = Markup(
+                f'<details class="fold">\n  <summary><div class="preview">'
+                f'{numbered(lines, start, PREVIEW_LINES)}</div><span class="more">Show all '
+                f"{len(lines)} lines</span></summary>\n  {body}\n</details>\n"
+            )
+        return body + cut_notice(missing)
+
     images_left = [MAX_PAGE_IMAGE_BYTES]
 
     def image(block: Any) -> Image:
@@ -447,6 +498,7 @@ def render_session_parts(
         "cap": cap,
         "cut_notice": cut_notice,
         "output": output,
+        "file_text": file_text,
         "image": image,
         "file_stats": view.file_figures,
         "path_stats": view.path_figures,

@@ -809,3 +809,37 @@ def test_code_fences_in_markdown_share_the_pages_highlight_budget(
     coloured = ['<span class="k">def</span>' in p for p in pres]
     assert coloured == [True, True, True, False, False, False]
     assert all(f"# marker {i}" in p for i, p in enumerate(pres))  # plain, never dropped
+
+
+def test_fields_shown_outside_templates_are_escaped(make_session: MakeSession) -> None:
+    """The header line, usage line, outputs and listings are built in Python, where nothing
+    escapes by default: every content field that reaches them must come out inert."""
+    bad = "<script>alert(1)</script>"
+    call = {"type": "toolCall", "id": "c1", "name": "ls", "arguments": {"path": bad}}
+    recs = [
+        {**msg("u1", None, "user", "hi", 0), "timestamp": bad},
+        msg(
+            "a1",
+            "u1",
+            "assistant",
+            [call],
+            1,
+            provider=bad,
+            model=bad,
+            stopReason=bad,
+            usage={"input": bad, "output": 3, "cacheRead": bad, "cost": {"total": bad}},
+        ),
+        msg(
+            "r1",
+            "a1",
+            "toolResult",
+            [{"type": "text", "text": f"{bad}/\n" * 30}],
+            2,
+            toolCallId="c1",
+            toolName="ls",
+        ),
+        msg("b1", "r1", "bashExecution", None, 3, command="x", output=f"\x1b[31m{bad}\n" * 30),
+    ]
+    html = render(make_session(recs))
+    assert "<script>alert" not in html
+    assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 5
