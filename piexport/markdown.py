@@ -23,11 +23,26 @@ MAX_MARKDOWN = 1_000_000
 """Bigger texts are shown as plain text: markdown cost grows fast on hostile input."""
 _SAFE_HREF = re.compile(r"^(https?://|mailto:|#)", re.IGNORECASE)
 _DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]+$")
-_WORD = re.compile(r"[^\W\d_]\w*")  # words with a letter: list numbers do not survive
+_WORD = re.compile(r"[^\W\d_]+")  # runs of letters: list numbers and emphasis marks do not survive
 MAX_BRACKETS = 5000
 """More "[" than this make markdown-it's link scanner slow (50,000 take seconds)."""
-_NESTING = 20  # markdown-it's maxNesting for js-default is 20 ("> " * 150 would vanish)
+_NESTING = 20
 _DEEP = re.compile(rf"^(?:[ \t]*(?:>|[-*+]|\d+[.)])[ \t]*){{{_NESTING - 4},}}", re.MULTILINE)
+"""Lines that open many containers at once go straight to the fallback."""
+_NOT_PLAIN = re.compile(
+    r"[\\`*_\[\]<&~|\x00-\x08\x0b-\x1f\x7f]"  # inline syntax, entities, controls, CR
+    r"|[^\S \n]"  # other whitespace: tabs, and Unicode spaces markdown-it strips
+    r"|^(?:[ \t\-+#>=]|\d+[.)])"  # indented code, lists, headings, quotes, setext lines
+    r"|[ \t]$",  # hard breaks
+    re.MULTILINE,
+)
+"""Anything that could make markdown-it do more than paragraphs: text without it is
+rendered by :func:`_plain_paragraphs`, exactly as markdown-it would (a property test checks)."""
+_BLANK_LINES = re.compile(r"\n{2,}")
+_MAY_LOSE = re.compile(r"[\[&|]|^[ \t]*(?:`{3,}|~{3,})[^\n]*\S[ \t]+\S", re.MULTILINE)
+"""What can make markdown-it drop words short of deep nesting: link reference definitions
+(``[r]: url`` shows nothing), entities (``&copy;``), table rows with more cells than the
+header, and the words after the language in a code fence's info string."""
 
 
 def _fence(code: str, lang: str, _attrs: str) -> str:
@@ -47,6 +62,8 @@ def _link_open(
         token.attrs.pop("href", None)
         token.tag = "span"
         token.attrSet("class", "nolink")
+        if token.info != "auto":  # an autolink's text is its target already
+            token.meta["target"] = href
         return self.renderToken(tokens, idx, options, env)
     token.attrSet("rel", "noopener noreferrer nofollow")
     return self.renderToken(tokens, idx, options, env)
@@ -63,7 +80,13 @@ def _link_close(
             depth += 1
         elif t.type == "link_open":
             if depth == 0:
-                return "</span>" if t.tag == "span" else "</a>"
+                if t.tag != "span":
+                    return "</a>"
+                # the target of a link we do not make live stays readable, as text
+                target = t.meta.get("target")
+                if not target:
+                    return "</span>"
+                return f'</span> <span class="nolink-target">({escape(target)})</span>'
             depth -= 1
     return "</a>"
 
@@ -81,7 +104,8 @@ def _image(
             f'<a href="{escape(src)}" rel="noopener noreferrer nofollow" class="remote-image">'
             f"[image: {escape(alt or src)}]</a>"
         )
-    return f'<span class="nolink">[image: {escape(alt or src)}]</span>'
+    where = f"{alt} ({src})" if alt and src else (alt or src)
+    return f'<span class="nolink">[image: {escape(where)}]</span>'
 
 
 def _cell_open(
@@ -111,14 +135,35 @@ def render_markdown(text: str) -> str:
     """Markdown → an HTML fragment that cannot run script, load anything, or lose text."""
     if not isinstance(text, str):
         text = str(text)
-    if len(text) > MAX_MARKDOWN or _DEEP.search(text) or text.count("[") > MAX_BRACKETS:
+    if len(text) > MAX_MARKDOWN:
         return _fallback(text)
-    html = str(_md.render(text))
-    # markdown-it silently drops text nested past maxNesting: if any word of the input is
-    # missing from the output, show the text as it was instead.
-    if not set(_WORD.findall(text)) <= set(_WORD.findall(html)):
+    if not _NOT_PLAIN.search(text):  # most thinking and user text: paragraphs and no more
+        return _plain_paragraphs(text)
+    if _DEEP.search(text) or text.count("[") > MAX_BRACKETS:
+        return _fallback(text)
+    env: EnvType = {}
+    tokens = _md.parse(text, env)
+    html = str(_md.renderer.render(tokens, _md.options, env))
+    # markdown-it silently drops the rest of a text once its containers nest maxNesting
+    # deep, and a few constructs drop words of their own (see _MAY_LOSE). Then, if any word
+    # of the input is missing from the output, show the text as it was instead.
+    deep = max((t.level for t in tokens), default=0) >= _md.options.maxNesting - 2
+    if (deep or _MAY_LOSE.search(text)) and not set(_WORD.findall(text)) <= set(
+        _WORD.findall(html)
+    ):
         return _fallback(text)
     return html
+
+
+def _plain_paragraphs(text: str) -> str:
+    """What markdown-it makes of text with no markdown syntax (see ``_NOT_PLAIN``): a
+    paragraph per run of lines, escaped the way markdown-it escapes (no ``'``)."""
+    out = []
+    for para in _BLANK_LINES.split(text.strip("\n")):
+        if para:
+            escaped = para.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            out.append("<p>" + escaped.replace('"', "&quot;") + "</p>\n")
+    return "".join(out)
 
 
 def _fallback(text: str) -> str:

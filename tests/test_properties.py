@@ -86,3 +86,38 @@ def test_garbage_lines_never_crash_nor_lose_valid_lines(
     # every non-blank line is the header, an entry or a diagnostic
     accounted = {e.line for e in s.entries} | {d.line for d in s.diagnostics if d.line} | {1}
     assert len(accounted) == s.lines_read
+
+
+# Markdown: plain text takes a short cut that must give markdown-it's own output, and no
+# text, plain or not, may lose a word. The alphabet mixes prose with every character that
+# means something to markdown, so both paths are taken often.
+md_text = st.lists(
+    st.sampled_from(
+        [
+            *["word", "ab", "x", " ", " ", "\n", "\n\n", "\t", ".", ",", ";", ":", "?", "!"],
+            *["'", '"', "(", ")", "/", "0", "42", "é", "中", "\u2028", "  \n", "1. ", "- ", "> "],
+            *"\\`*_[]<>&~|#=+-\r\x00",
+            *["    ", "**", "`code`", "[a](b)", "http://x.y"],
+        ]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@SETTINGS
+@given(md_text)
+def test_plain_text_short_cut_matches_markdown_it(text: str) -> None:
+    from piexport.markdown import _NOT_PLAIN, _md, _plain_paragraphs, render_markdown
+
+    if _NOT_PLAIN.search(text) is None:
+        assert _plain_paragraphs(text) == _md.render(text)
+        assert render_markdown(text) == _md.render(text)
+
+
+@SETTINGS
+@given(md_text)
+def test_markdown_keeps_every_word(text: str) -> None:
+    from piexport.markdown import _WORD, render_markdown
+
+    html = render_markdown(text)
+    assert set(_WORD.findall(text)) <= set(_WORD.findall(html))
