@@ -7,9 +7,11 @@ nothing disappears without a word. The loader never writes to its input.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -49,12 +51,27 @@ def load_session(
         path = Path(source)
         label = name or str(path)
         try:
-            with path.open("rb") as stream:
+            with path.open("rb") as stream, gc_paused():
                 return _load(stream, label, max_line_bytes)
         except OSError as exc:
             msg = f"{label}: cannot read: {exc.strerror or exc}"
             raise InputError(msg) from exc
-    return _load(source, name or "<stdin>", max_line_bytes)
+    with gc_paused():
+        return _load(source, name or "<stdin>", max_line_bytes)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cycle collection while a big object graph is built: everything made survives, so
+    each collection would walk the growing graph for nothing (a third of the load time of
+    a 20,000-entry session). The graph holds no cycles to collect."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _load(stream: IO[bytes], label: str, max_line_bytes: int) -> Session:

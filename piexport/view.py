@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .context import build_session_context
+from .loader import gc_paused
 from .model import Entry, Session
 from .outline import entry_summary, tool_calls_by_id
 from .stats import Figures, file_figures, path_figures
@@ -104,6 +105,13 @@ def build_view(
     session: Session, *, parent_href: str | None = None, forks: list[tuple[str, str]] | None = None
 ) -> SessionView:
     """Shape a loaded session for the template; pure, and linear in the number of entries."""
+    with gc_paused():
+        return _build_view(session, parent_href=parent_href, forks=forks)
+
+
+def _build_view(
+    session: Session, *, parent_href: str | None = None, forks: list[tuple[str, str]] | None = None
+) -> SessionView:
     tree = session.tree
     results: dict[str, Entry] = {}
     for e in session.entries:
