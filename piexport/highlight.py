@@ -29,11 +29,14 @@ class HighlightBudget:
     """How much highlighting one page may do; after that, plain escaped text.
 
     Counted in characters, so the same session gives the same page on any machine; the
-    seconds are a safety net for a lexer that crawls on some input."""
+    seconds are a safety net for a lexer that crawls on some input, set well above what
+    the characters take (about a second) so that a busy machine does not change the page."""
 
-    def __init__(self, chars: int = 400_000, seconds: float = 2.0) -> None:
+    def __init__(self, chars: int = 400_000, seconds: float = 6.0) -> None:
         self.chars = chars
         self.seconds = seconds
+        self.seen: set[tuple[bytes, str]] = set()
+        """Blocks this page has coloured already: a repeat is free."""
 
     @property
     def left(self) -> bool:
@@ -69,8 +72,8 @@ def lexer_for_path(path: str) -> Lexer | None:
 
 
 _cache: dict[tuple[bytes, str], str] = {}
-"""Highlighted blocks by content: agents read the same file again and again (free, so the
-budget is not charged for a repeat)."""
+"""Highlighted blocks by content: agents read the same file again and again, and a site's
+pages share files. Saves the work only: each page's budget is charged as if it were new."""
 
 
 def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | None = None) -> str:
@@ -81,13 +84,20 @@ def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | Non
         hashlib.blake2b(code.encode("utf-8", "surrogatepass"), digest_size=16).digest(),
         lexer.name,
     )
+    # The page is charged once per block whether or not this process has coloured it
+    # before (for another page of a site, say): what a page shows depends on the page alone.
+    charge = budget is not None and key not in budget.seen
+    if budget is not None and charge:
+        budget.seen.add(key)
     hit = _cache.get(key)
     if hit is not None:
+        if budget is not None and charge:
+            budget.spend(len(code), 0.0)
         return hit
     start = time.perf_counter()
     out = reveal_controls(str(highlight(code, lexer, _FORMATTER)))
     if budget is not None:
-        budget.spend(len(code), time.perf_counter() - start)
+        budget.spend(len(code) if charge else 0, time.perf_counter() - start)
     if len(_cache) < 4096:
         _cache[key] = out
     return out
