@@ -390,6 +390,13 @@ def site_command(
     help="A page, the conversation as Markdown, or the model as JSON.",
 )
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser afterwards.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(1),
+    default=None,
+    help="Processes that render a big page together (default: all cores; same page).",
+)
 @redact_options
 @selection_options(per_session=True)
 @strict_option
@@ -398,6 +405,7 @@ def render_command(
     out: Path | None,
     fmt: str,
     open_page: bool,
+    jobs: int | None,
     redactor: Redactor | None,
     selection: Selection | None,
     strict: bool,
@@ -409,7 +417,7 @@ def render_command(
     if out is None:
         out = Path(("session" if file == "-" else Path(file).stem) + "." + fmt)
     # pages written side by side: a fork links to its parent's page by file name
-    options = RenderOptions(link_parent_by_name=True)
+    options = RenderOptions(link_parent_by_name=True, workers=jobs or 0)
     if fmt == "html" and str(out) != "-":
         source: Any = sys.stdin.buffer if file == "-" else Path(file)
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import PurePosixPath, PureWindowsPath
@@ -35,6 +35,7 @@ from .highlight import (
 from .markdown import render_markdown
 from .model import JSON, Entry, Session, content_text
 from .outline import tool_call_summary
+from .parallel import PageBudgets, default_workers, render_groups
 from .textsafe import reveal_controls
 from .tree import timestamp_ms
 from .view import (
@@ -165,6 +166,9 @@ class RenderOptions:
     link_parent_by_name: bool = False
     """Link a forked session's parent as ``./<parent file stem>.html``: right when pages
     are written side by side, as ``piexport render`` does."""
+    workers: int = field(default=0, repr=False, compare=False)
+    """Processes that render a big page together once its highlighting is spent (0: one
+    per core; a site, which renders pages side by side, uses 1). The page is the same."""
 
 
 def sibling_href(path: str) -> str:
@@ -410,14 +414,15 @@ def render_session_parts(
     ):
         view.parent_href = sibling_href(header.parent_session)
     budget = HighlightBudget(options.highlight_chars)
-
-    text_left = [MAX_PAGE_TEXT_CHARS]
+    left = PageBudgets(budget, MAX_PAGE_TEXT_CHARS, MAX_PAGE_IMAGE_BYTES)
 
     def cap(text: Any) -> str:
         """The part of one block this page shows: within the block and the page budgets."""
         full = text if isinstance(text, str) else str(text)
-        shown = full[: max(0, min(MAX_BLOCK_CHARS, text_left[0]))]
-        text_left[0] -= len(shown)
+        if left.text_left < min(MAX_BLOCK_CHARS, len(full)):
+            left.text_cut = True
+        shown = full[: max(0, min(MAX_BLOCK_CHARS, left.text_left))]
+        left.text_left -= len(shown)
         return shown
 
     def code(text: Any, lang: str = "", path: str | None = None) -> Markup:
@@ -478,15 +483,14 @@ def render_session_parts(
             )
         return body + cut_notice(missing)
 
-    images_left = [MAX_PAGE_IMAGE_BYTES]
-
     def image(block: Any) -> Image:
         """Check one image, within what is left of the page's image budget."""
         img = check_image(block)
         if img.uri is not None:
-            if img.size > images_left[0]:
+            if img.size > left.images_left:
+                left.image_cut = True
                 return Image(img.mime, img.size, None, "the page's image budget is used up")
-            images_left[0] -= img.size
+            left.images_left -= img.size
         return img
 
     variables = {
@@ -508,9 +512,14 @@ def render_session_parts(
         """The transcript, rendered a group at a time; past ``LIVE_CHARS`` in inert parts."""
         page_budget.set(budget)  # code fences in markdown count against the page too
         part = make_env().get_template("transcript.html.j2")
+
+        def render_group(group: Sequence[Any]) -> str:
+            return part.render(events=group, **variables)
+
+        groups = list(_groups(view.events, options.group_entries))
+        workers = options.workers or default_workers()
         made, pending = 0, []
-        for group in _groups(view.events, options.group_entries):
-            html = part.render(events=group, **variables)
+        for html in render_groups(groups, render_group, left, workers):
             pending.append(html)
             made += len(html)
             size = sum(map(len, pending))

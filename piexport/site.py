@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -455,10 +455,12 @@ def _run(todo: list[tuple[str, _Job]], jobs: int | None) -> Iterable[_Outcome]:
     if workers <= 1 or len(todo) <= 1:
         return (_render_one(job) for _, job in todo)
     pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)))
+    # pages are already rendered side by side: one process each
+    one_each = [replace(job, options=replace(job.options, workers=1)) for _, job in todo]
 
     def results() -> Iterable[_Outcome]:
         with pool:
-            yield from pool.map(_render_one, [job for _, job in todo], chunksize=1)
+            yield from pool.map(_render_one, one_each, chunksize=1)
 
     return results()
 
