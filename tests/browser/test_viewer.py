@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from piexport import load_session
 from piexport.export import RenderOptions, export_session
@@ -87,10 +87,12 @@ def test_navigator_shows_the_branch_of_the_row_chosen(browser: Browser, shop_pag
     current = page.locator("main article.user", has_text="Actually, coupons should be rejected")
     status = page.locator("#branch-status")
     assert not target.is_visible() and current.is_visible() and not status.is_visible()
+    # the choice is applied on hashchange, after click() returns: wait for it (a loaded
+    # machine showed the old state for a moment)
     page.locator("nav.outline a", has_text="user: Yes, add a regression test.").click()
-    assert target.is_visible()
-    assert not current.is_visible(), "the other continuation is folded away"
-    assert status.is_visible()
+    expect(target).to_be_visible()
+    expect(current).to_be_hidden()  # the other continuation is folded away
+    expect(status).to_be_visible()
     chosen = page.locator("nav.outline li.chosen")
     assert chosen.filter(has_text="Yes, add a regression test.").count() == 1
     assert chosen.filter(has_text="Actually, coupons").count() == 0
@@ -98,13 +100,15 @@ def test_navigator_shows_the_branch_of_the_row_chosen(browser: Browser, shop_pag
     stub = page.locator("main button.stub")
     assert stub.count() == 1 and "[branch summary]: Added a regression test" in stub.inner_text()
     stub.click()
-    assert current.is_visible() and not target.is_visible()
-    assert not status.is_visible(), "that continuation is the current branch again"
+    expect(current).to_be_visible()
+    expect(target).to_be_hidden()
+    expect(status).to_be_hidden()  # that continuation is the current branch again
     # and the toolbar button comes back from anywhere
     page.locator("nav.outline a", has_text="user: Put it in shop/errors.py.").click()
-    assert status.is_visible()
+    expect(status).to_be_visible()
     page.click('button[data-action="current-branch"]')
-    assert not status.is_visible() and current.is_visible()
+    expect(status).to_be_hidden()
+    expect(current).to_be_visible()
     assert page.locator("main .off-choice").count() == 0
     watch.assert_clean()
 
