@@ -89,13 +89,28 @@ def render_groups(
 ) -> Iterator[str]:
     """The HTML of each group, in order: the same strings ``map(render, groups)`` gives.
 
-    ``render`` spends ``budgets`` as it goes. With ``workers`` above 1, that many forked
-    processes render the groups ahead while this one colours the first ones; their groups
-    are taken from where the highlighting budget is spent."""
+    ``render`` spends ``budgets`` as it goes. With ``workers`` above 1, that many processes
+    are forked at once (so they work while the caller writes the page's header) and render
+    the groups ahead while this one colours the first ones; their groups are taken from
+    where the highlighting budget is spent."""
+    results = _render_groups(groups, render, budgets, workers)
+    next(results)  # fork now; closing the iterator (or dropping it) stops the workers
+    return results
+
+
+def _render_groups(
+    groups: Sequence[Any],
+    render: Callable[[Any], str],
+    budgets: PageBudgets,
+    workers: int,
+) -> Iterator[str]:
+    """``render_groups``, after a first ``""`` once the workers are started."""
     global _job
     if workers <= 1 or len(groups) < MIN_GROUPS or "fork" not in _START_METHODS:
+        yield ""
         yield from map(render, groups)
         return
+    started = False
     i, forks = 0, 0
     while i < len(groups):
         if forks == MAX_FORKS or len(groups) - i < MIN_GROUPS:
@@ -108,6 +123,9 @@ def render_groups(
         gc.freeze()  # the children then leave the session's pages shared, not copied
         pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start)
         try:
+            if not started:
+                started = True
+                yield ""
             for html, text_used, text_cut, images_used, image_cut in pool.imap(
                 _render_in_worker, range(i, len(groups))
             ):

@@ -508,18 +508,24 @@ def render_session_parts(
         "path_stats": view.path_figures,
     }
 
+    page_budget.set(budget)  # code fences in markdown count against the page too
+    part = make_env().get_template("transcript.html.j2")
+
+    def render_group(group: Sequence[Any]) -> str:
+        return part.render(events=group, **variables)
+
+    # started before the page's header is written: workers may begin at once
+    rendered = render_groups(
+        list(_groups(view.events, options.group_entries)),
+        render_group,
+        left,
+        options.workers or default_workers(),
+    )
+
     def chunks() -> Iterator[Chunk]:
         """The transcript, rendered a group at a time; past ``LIVE_CHARS`` in inert parts."""
-        page_budget.set(budget)  # code fences in markdown count against the page too
-        part = make_env().get_template("transcript.html.j2")
-
-        def render_group(group: Sequence[Any]) -> str:
-            return part.render(events=group, **variables)
-
-        groups = list(_groups(view.events, options.group_entries))
-        workers = options.workers or default_workers()
         made, pending = 0, []
-        for html in render_groups(groups, render_group, left, workers):
+        for html in rendered:
             pending.append(html)
             made += len(html)
             size = sum(map(len, pending))
