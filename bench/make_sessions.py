@@ -1,6 +1,7 @@
 """Deterministic synthetic pi sessions with a realistic mix, for the benchmark.
 
-User and assistant turns, thinking with long signatures, every built-in tool with realistic
+User and assistant turns (the model's prose with inline code, its answers in markdown with
+lists and code blocks), thinking with long signatures, every built-in tool with realistic
 output sizes (read 5-50 KB, bash up to 50 KB with ANSI colour, edit diffs), branches,
 compactions, labels and an occasional image. Same seed, same bytes.
 """
@@ -15,6 +16,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import orjson
+
+GENERATOR = 2
+"""Bumped whenever the output changes, so bench/.cache is made again."""
 
 WORDS = [
     "the",
@@ -80,6 +84,32 @@ class Writer:
         )
         self.ids.append(eid)
         return eid
+
+    def prose(self, n: int) -> str:
+        """Model prose: sentences, now and then a file name or call in backticks."""
+        out = []
+        while n > 0:
+            k = min(n, self.rng.randint(6, 18))
+            words = self.words(k).split()
+            if self.rng.random() < 0.3:
+                words[self.rng.randrange(len(words))] = f"`{self.rng.choice(WORDS)}.py`"
+            out.append(" ".join(words).capitalize() + ".")
+            n -= k
+        return " ".join(out)
+
+    def answer(self, n: int) -> str:
+        """A closing answer in markdown: prose, a list with emphasis, sometimes code."""
+        parts = [self.prose(n)]
+        if self.rng.random() < 0.6:
+            parts.append(
+                "\n".join(
+                    f"- **{self.rng.choice(WORDS)}**: {self.prose(self.rng.randint(5, 14))}"
+                    for _ in range(self.rng.randint(2, 5))
+                )
+            )
+        if self.rng.random() < 0.25:
+            parts.append("```python\n" + _code(self.rng, self.rng.randint(80, 600)) + "\n```")
+        return "\n\n".join(parts)
 
     def ms(self) -> int:
         return int(self.t.timestamp() * 1000)
@@ -167,7 +197,7 @@ def make_session(entries: int, seed: int = 1, cwd: str = "/home/bench/project") 
                     "thinking": w.words(rng.randint(20, 120)),
                     "thinkingSignature": base64.b64encode(rng.randbytes(600)).decode(),
                 },
-                {"type": "text", "text": w.words(rng.randint(10, 80))},
+                {"type": "text", "text": w.prose(rng.randint(10, 80))},
                 {"type": "toolCall", "id": cid, "name": tool, "arguments": args},
             ]
             usage = {
@@ -229,7 +259,7 @@ def make_session(entries: int, seed: int = 1, cwd: str = "/home/bench/project") 
             "message",
             message={
                 "role": "assistant",
-                "content": [{"type": "text", "text": w.words(rng.randint(20, 200))}],
+                "content": [{"type": "text", "text": w.answer(rng.randint(20, 200))}],
                 "provider": "anthropic",
                 "model": "claude-sonnet-4-5",
                 "stopReason": "stop",

@@ -2,9 +2,10 @@
 
     .venv/bin/python bench/run.py [--sizes 2000 20000 100000] [--pi PATH] [--no-browser]
 
-Per session size: export wall time, MB/s, peak RSS of the exporting process, page size, and
-the time Debian's Chromium needs until the page is usable (load event plus two animation
-frames) with its DOM node count. Then a 500-session archive: first site build and a
+Per session size: export wall time, CPU time, MB/s, peak memory (PSS of the exporting
+process and the workers it forks, sampled; for pi, the max RSS of its one process), page
+size, and the time Debian's Chromium needs until the page is usable (load event plus two
+animation frames) with its DOM node count. Then a 500-session archive: first site build and a
 no-change rebuild. With --pi (the folder of an installed @mariozechner/pi-coding-agent), pi's
 own `--export` runs on the same files, so ratios come from one run. Inputs are generated
 deterministically into bench/.cache (reused between runs).
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import subprocess
 import sys
@@ -24,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
 sys.path.insert(0, str(HERE))
 
-from make_sessions import make_archive, make_session  # noqa: E402
+from make_sessions import GENERATOR, make_archive, make_session  # noqa: E402
 
 EXPORT = """
 import json, sys, time
@@ -32,10 +34,7 @@ from pathlib import Path
 t = time.perf_counter()
 from piexport.export import export_session
 export_session(Path(sys.argv[1]), Path(sys.argv[2]))
-# VmHWM, not ru_maxrss: Linux carries the parent's high-water mark across fork + exec,
-# so a big bench process would be counted as the exporter's peak
-hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
-print(json.dumps({"seconds": time.perf_counter() - t, "rss_mb": int(hwm.split()[1]) / 1024}))
+print(json.dumps({"seconds": time.perf_counter() - t}))
 """
 ARGS = [
     "--no-sandbox",
@@ -48,21 +47,51 @@ ARGS = [
 
 
 def session_file(entries: int) -> Path:
-    path = CACHE / f"session-{entries}.jsonl"
+    path = CACHE / f"session-{entries}-g{GENERATOR}.jsonl"
     if not path.exists():
         CACHE.mkdir(exist_ok=True)
         path.write_bytes(make_session(entries, seed=entries))
     return path
 
 
+def _pss_kb(pid: int) -> int:
+    """Proportional set size of one process and everything it forked: shared pages (a
+    forked worker's view of the session) count once, not once per process."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError):
+            pass  # gone meanwhile
+    return total
+
+
 def export(src: Path, out: Path) -> dict[str, float]:
-    done = subprocess.run(
+    """Wall time (after interpreter start-up), CPU time of every process it used, and peak
+    memory: all its processes together, sampled every 20 ms."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.Popen(
         [sys.executable, "-c", EXPORT, str(src), str(out)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        check=True,
     )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _pss_kb(proc.pid))
+        time.sleep(0.02)
+    stdout, stderr = proc.communicate()
+    if proc.returncode != 0:
+        sys.exit(f"export failed: {stderr[-2000:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    result = json.loads(stdout.strip().splitlines()[-1])
+    return {"seconds": result["seconds"], "cpu": cpu, "rss_mb": peak / 1024}
 
 
 def pi_export(pi: Path, src: Path, out: Path) -> dict[str, float]:
@@ -87,7 +116,7 @@ def pi_export(pi: Path, src: Path, out: Path) -> dict[str, float]:
     rss = (
         float(done.stderr.strip().splitlines()[-1]) / 1024 if done.returncode == 0 else float("nan")
     )
-    return {"seconds": seconds, "rss_mb": rss}
+    return {"seconds": seconds, "cpu": float("nan"), "rss_mb": rss}
 
 
 def open_in_chromium(page: Path) -> dict[str, float]:
@@ -145,7 +174,7 @@ def main() -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
 
     print(
-        f"{'case':<22}{'input MB':>9}{'export s':>9}{'MB/s':>7}{'peak MB':>9}{'page MB':>9}{'open s':>8}{'DOM nodes':>11}{'reachable':>11}"
+        f"{'case':<22}{'input MB':>9}{'export s':>9}{'cpu s':>7}{'MB/s':>7}{'peak MB':>9}{'page MB':>9}{'open s':>8}{'DOM nodes':>11}{'reachable':>11}"
     )
     for size in args.sizes:
         src = session_file(size)
@@ -162,13 +191,13 @@ def main() -> None:
                 opened = open_in_chromium(page)
             page_mb = page.stat().st_size / 1e6 if page.exists() else float("nan")
             print(
-                f"{name + ' ' + str(size):<22}{mb:>9.1f}{r['seconds']:>9.2f}{mb / r['seconds']:>7.1f}"
+                f"{name + ' ' + str(size):<22}{mb:>9.1f}{r['seconds']:>9.2f}{r['cpu']:>7.1f}{mb / r['seconds']:>7.1f}"
                 f"{r['rss_mb']:>9.0f}{page_mb:>9.1f}{opened['open_s']:>8.2f}{opened['dom_nodes']:>11}"
                 f"{reach(name, opened['reachable'], entries):>11}"
             )
 
     if not args.no_archive:
-        root = CACHE / "archive"
+        root = CACHE / f"archive-g{GENERATOR}"
         if not root.exists():
             make_archive(root)
         site = out_dir / "site"
