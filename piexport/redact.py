@@ -75,12 +75,33 @@ _SECRET_WORDS = (
     r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
     r"|CLIENT_?SECRET|CREDENTIALS?|AUTH_?TOKEN)"
 )
+_NAMES_A_SECRET = (
+    r"[\w.-]{0,20}?(?:name|ref|file|path|url|uri|id|type|len|length|endpoint|dir|env|hint"
+    r"|prompt|field|header|policy|expires?|expiry|ttl|count|limit|format|version|kind)"
+    r"(?:[_.-]?[a-z]{1,6})?[ \t]*[:=]"
+)
+"""Keys such as ``password_file:`` or ``secretName:`` hold where a secret is, not the secret."""
 _WORDS_KEYS = "pass secret token api access private credential"
 """Every secret word contains one of these (lower-cased)."""
 _SECRET_WORDS_LOWER = (
     r"(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
     r"|private[_-]?key|client[_-]?secret|credentials?|auth[_-]?token)"
 )
+
+_CONFIG_LINE = "".join(
+    [
+        r"^[ \t]*(?:-[ \t]+)?[\w./:-]{0,60}?",  # indent, a YAML list dash, a key's start
+        _SECRET_WORDS_LOWER,
+        r"(?-i:(?![a-z]))",  # not tokenizer, not tokens
+        rf"(?!{_NAMES_A_SECRET})",  # not password_file, secretName, token_url
+        r"[\w.-]{0,20}[ \t]*(?::[ \t]+|=[ \t]*)(?P<q>[\"']?)",
+        r"(?P<secret>(?![\d.,_]+[\"']?[ \t]*$)",  # not only a number (max_tokens: 4096)
+        r"(?=[^\s\"']*[0-9!@%^&*+=/~-])",  # a digit or a symbol: not token: SecretStr
+        r"[^\s\"'#,;(){}\[\]<>`]{4,512})(?P=q)[ \t]*$",  # the rest of the line is the value
+    ]
+)
+"""A config line in any case (YAML, .ini, .properties, .npmrc) whose key holds a secret
+word and whose value is the rest of the line."""
 
 RULES: tuple[Rule, ...] = (
     # provider formats first: when two rules cover one span, the first names it
@@ -191,6 +212,13 @@ RULES: tuple[Rule, ...] = (
         _WORDS_KEYS,
         generic=True,
     ),
+    _rule(
+        "secret-assignment",
+        _CONFIG_LINE,
+        _WORDS_KEYS,
+        generic=True,
+        flags=re.IGNORECASE | re.MULTILINE,
+    ),
 )
 
 _PLACEHOLDER = re.compile(
@@ -200,7 +228,7 @@ _PLACEHOLDER = re.compile(
       | <[^>]*>                         # <token>
       | %[A-Za-z_]+%                    # %VAR%
       | \*+ | x+ | X+ | \.+ | -+        # masks
-      | (?:true|false|null|none|None|undefined|required|optional|string|str)
+      | (?:true|false|null|none|None|undefined|required|optional|string|str|int|bool)
       | (?:os\.environ|os\.getenv|process\.env|env\.|ENV\[|getenv).*
     )$""",
     re.VERBOSE,

@@ -103,6 +103,10 @@ def fake(kind: str, seed: int) -> tuple[str, str]:
     if kind == "npm":
         s = "npm_" + _r(rng, 36)
         return s, s
+    if kind == "config-line":  # YAML, .properties, .npmrc: the value is the rest of its line
+        s = _r(rng, 6) + rng.choice("-!/+") + _r(rng, 8) + str(rng.randrange(10, 99))
+        key = rng.choice(["password", "db_password", "spring.datasource.password", "apiKey"])
+        return f"\n  {key}: {s}\n", s
     raise AssertionError(kind)
 
 
@@ -126,6 +130,7 @@ KINDS = [
     "env-password",
     "json-password",
     "npm",
+    "config-line",
 ]
 
 # fields that take free text of any shape, and fields that only make sense with one line
@@ -149,8 +154,19 @@ FIELDS = [
     "header cwd",
     "image mime",
     "model id",
+    "markdown image alt",
+    "write content",
 ]
-SINGLE_LINE = {"read path", "header cwd", "image mime", "model id", "session name", "label"}
+SINGLE_LINE = {
+    "read path",
+    "header cwd",
+    "image mime",
+    "model id",
+    "session name",
+    "label",
+    "markdown image alt",
+}
+"""Fields where a multi-line secret (a PEM block, a config line) makes no sense."""
 
 
 class Plant:
@@ -165,7 +181,7 @@ class Plant:
         parts = []
         for _ in range(count):
             kind = KINDS[self.n % len(KINDS)]
-            if field in SINGLE_LINE and kind == "private-key":
+            if field in SINGLE_LINE and kind in ("private-key", "config-line"):
                 kind = "stripe"
             text, secret = fake(kind, self.n)
             self.n += 1
@@ -195,6 +211,12 @@ def planted_session(plant: Plant, shared: str = "") -> list[Any]:
         },
         {
             "type": "toolCall",
+            "id": "call_4",
+            "name": "write",
+            "arguments": {"path": ".env", "content": p("write content")},
+        },
+        {
+            "type": "toolCall",
             "id": "call_3",
             "name": "edit",
             "arguments": {
@@ -217,7 +239,15 @@ def planted_session(plant: Plant, shared: str = "") -> list[Any]:
             "a1",
             "u1",
             "assistant",
-            [thinking, {"type": "text", "text": "Using " + p("assistant text")}, *calls],
+            [
+                thinking,
+                {"type": "text", "text": "Using " + p("assistant text")},
+                {
+                    "type": "text",
+                    "text": f"![{p('markdown image alt', 1)}](https://example.com/x.png)",
+                },
+                *calls,
+            ],
             2,
             provider="anthropic",
             model=p("model id", 1),
@@ -396,7 +426,7 @@ def test_tool_pairing_and_tree_survive(planted: tuple[Path, Plant]) -> None:
     assert redacted.tree is session.tree
     assert [e.id for e in redacted.entries] == [e.id for e in session.entries]
     assert redacted.labels.keys() == session.labels.keys()
-    assert redacted.name and redacted.name.startswith("[REDACTED:")
+    assert redacted.name and "[REDACTED:" in redacted.name
     image = redacted.by_id["u2"].raw["message"]["content"][1]
     assert image["data"] == session.by_id["u2"].raw["message"]["content"][1]["data"]
     assert "[REDACTED:" in image["mimeType"]
@@ -506,6 +536,42 @@ def test_shapes_keep_the_name_and_skip_placeholders() -> None:
         fresh = Redactor.create()
         assert fresh.redact_text(benign) == benign
         assert not fresh.counts
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("password: hunter2xyz", "hunter2xyz"),
+        ("  db_password: 's3cr3t!pw'", "s3cr3t!pw"),
+        ("spring.datasource.password=Secr3tValue", "Secr3tValue"),
+        ("//registry.npmjs.org/:_authToken=abcd1234-ef56", "abcd1234-ef56"),
+        ("- api_key: ak_live_1234abcd", "ak_live_1234abcd"),
+        ("clientSecret: cs.8f7e6d5c4b3a", "cs.8f7e6d5c4b3a"),
+        ('auth_token: "tok-99887766"', "tok-99887766"),
+    ],
+)
+def test_config_lines_in_any_case(line: str, secret: str) -> None:
+    """YAML, .properties and .npmrc lines: the key stays readable, the value goes."""
+    r = Redactor.create()
+    out = r.redact_text(f"services:\n{line}\nnext: 1")
+    assert secret not in out and "[REDACTED:" in out
+    assert line.split(":")[0].split("=")[0].strip("- ") in out
+
+
+@pytest.mark.xfail(strict=True, reason="known gap, listed under Limits in the README")
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a token base64-encoded outside an Authorization header
+        "echo "
+        + base64.b64encode(b"ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8").decode()
+        + " | base64 -d",
+        # a password in prose
+        "the database password is hunter2, keep it safe",
+    ],
+)
+def test_known_gaps(text: str) -> None:
+    assert Redactor.create().redact_text(text) != text
 
 
 def test_user_patterns_allow_list_and_config(
@@ -665,12 +731,38 @@ def benign_corpus() -> list[str]:
         lines.append(f"if not token: raise ValueError('token {i} missing')  # see docs/auth.md")
         lines.append(f"API_KEY=${{API_KEY_{i}}}")
         lines.append(f'<script src="app.{sha[:10]}.js" integrity="sha384-{digest[:64]}"></script>')
+        # code and config that names secrets without holding one
+        lines.append(CONFIG_NAMES_NOT_SECRETS[i % len(CONFIG_NAMES_NOT_SECRETS)].format(i=i))
     return lines
+
+
+CONFIG_NAMES_NOT_SECRETS = [
+    "token: str",
+    "    api_key: Optional[str] = None",
+    "      secretName: db-credentials-{i}",
+    "tokenUrl: https://auth.example.com/oauth/{i}/token",
+    "        token = self._token",
+    "password_hint: Your first pet",
+    "  password_file: /run/secrets/db_pw_{i}",
+    "    token: SecretStr",
+    "  password: ${{DB_PASSWORD_{i}}}",
+    "  token: ${{{{ secrets.TOKEN_{i} }}}}",
+    "password: <your-password>",
+    "max_tokens: {i}",
+    "access_token_expires_in: 36{i}",
+    "tokenizer: gpt2-{i}",
+    "token_type: Bearer",
+    "    secrets: inherit",
+    "  - secretRef: {{name: app-{i}}}",
+    "    const password = req.body.password;",
+    "password_length: {i}",
+    "api_version: 2024-01-{i}",
+]
 
 
 def test_benign_corpus_false_positive_rate(capsys: pytest.CaptureFixture[str]) -> None:
     lines = benign_corpus()
-    assert len(lines) >= 1000
+    assert len(lines) >= 2000
     r = Redactor.create()
     changed = [line for line in lines if r.redact_text(line) != line]
     rate = len(changed) / len(lines)
