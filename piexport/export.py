@@ -11,6 +11,7 @@ from typing import IO
 from .loader import load_session
 from .model import Session
 from .output import write_atomic
+from .parallel import default_workers
 from .redact import RedactionError, Redactor, redact_session
 from .render import RenderOptions, render_session_parts
 from .selection import Selection, apply_selection, sharing_notice
@@ -44,10 +45,10 @@ def share_session(
     return session, dict(redactor.counts - before)
 
 
-def check_output(text: str, redactor: Redactor, where: object) -> None:
+def check_output(text: str, redactor: Redactor, where: object, workers: int = 1) -> None:
     """The final gate: raise ``RedactionError`` naming the rules (never the secrets) when the
     rules still find something in text about to be written."""
-    left = redactor.scan_text(text)
+    left = redactor.scan_text(text, workers)
     if left:
         rules = ", ".join(f"{name} ({n})" for name, n in left)
         msg = f"{where}: not written: the redacted output still matches {rules}"
@@ -76,14 +77,16 @@ def export_session(
     session, redacted = share_session(load_session(source, name=name), redactor, selection)
     view = build_view(session, parent_href=parent_href, forks=forks)
     notice = sharing_notice(selection, redacted if redactor is not None else None)
-    parts = render_session_parts(view, options or RenderOptions(), sharing=notice)
+    options = options or RenderOptions()
+    parts = render_session_parts(view, options, sharing=notice)
     if redactor is None:
         write_atomic(out, parts)
         return ExportResult(out, session, redacted)
 
     def gate(written: Path) -> None:
         # the page as written, before it takes the place of the old one
-        check_output(written.read_text("utf-8", "surrogateescape"), redactor, out)
+        text = written.read_text("utf-8", "surrogateescape")
+        check_output(text, redactor, out, options.workers or default_workers())
 
     try:
         write_atomic(out, parts, check=gate)

@@ -18,12 +18,13 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .highlight import HighlightBudget
 
-__all__ = ["PageBudgets", "default_workers", "render_groups"]
+__all__ = ["PageBudgets", "default_workers", "forked_map", "render_groups"]
 
+T = TypeVar("T")
 MIN_GROUPS = 24
 """Fewer groups left than this are not worth starting processes for."""
 MAX_FORKS = 4
@@ -151,3 +152,26 @@ def _render_groups(
         if i < len(groups):  # a worker's budgets differed from the page's: render it here
             yield render(groups[i])
             i += 1
+
+
+_task: Callable[[int], Any] | None = None
+
+
+def _run_task(index: int) -> Any:
+    assert _task is not None
+    return _task(index)
+
+
+def forked_map(task: Callable[[int], T], count: int, workers: int) -> list[T]:
+    """``[task(0), …, task(count - 1)]``, in ``workers`` forked processes when there is more
+    than one thing to do: the task and what it reads are inherited, only indexes and
+    results are pickled."""
+    global _task
+    if workers <= 1 or count <= 1 or "fork" not in _START_METHODS:
+        return [task(i) for i in range(count)]
+    _task = task
+    try:
+        with multiprocessing.get_context("fork").Pool(min(workers, count)) as pool:
+            return pool.map(_run_task, range(count), chunksize=1)
+    finally:
+        _task = None

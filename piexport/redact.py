@@ -18,10 +18,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import html
+import itertools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -30,6 +31,7 @@ from urllib.parse import unquote
 
 from .errors import PiexportError
 from .model import JSON, Diagnostic, Entry, Session, SessionHeader
+from .parallel import forked_map
 
 __all__ = [
     "RULES",
@@ -64,10 +66,28 @@ class Rule:
     keywords: tuple[str, ...] = ()
     """Lower-case strings one of which every match contains: the pattern only runs on text
     that has one (regexes that start with ``\\b`` scan slowly; ``in`` is fast)."""
+    lines: re.Pattern[str] | None = None
+    """For a pattern anchored at a line start: a quick pattern, run on the lower-cased text,
+    that finds the lines worth trying (the anchored pattern would try every line of a long
+    output, and a case-blind pattern scans several times slower than this one)."""
 
 
-def _rule(name: str, regex: str, keywords: str, *, generic: bool = False, flags: int = 0) -> Rule:
-    return Rule(name, re.compile(regex, flags), generic, tuple(keywords.split()))
+def _rule(
+    name: str,
+    regex: str,
+    keywords: str,
+    *,
+    generic: bool = False,
+    flags: int = 0,
+    lines: str | None = None,
+) -> Rule:
+    return Rule(
+        name,
+        re.compile(regex, flags),
+        generic,
+        tuple(keywords.split()),
+        None if lines is None else re.compile(lines),
+    )
 
 
 _END = r"(?![A-Za-z0-9_-])"
@@ -218,6 +238,7 @@ RULES: tuple[Rule, ...] = (
         _WORDS_KEYS,
         generic=True,
         flags=re.IGNORECASE | re.MULTILINE,
+        lines=_SECRET_WORDS_LOWER + r"[\w.-]{0,20}[ \t]*(?::[ \t]|=)",
     ),
 )
 
@@ -258,7 +279,8 @@ def _fast_normal(text: str) -> str:
     there is anything to replace, and for scanning)."""
     if text.isascii():
         return text
-    return unicodedata.normalize("NFKC", _format_chars().sub("", text))
+    text = _format_chars().sub("", text)
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
 
 
 def _normalise(text: str) -> tuple[str, list[int] | None]:
@@ -292,6 +314,20 @@ def _normalise(text: str) -> tuple[str, list[int] | None]:
     return normal, (None if normal == text else where)
 
 
+@dataclass(frozen=True, slots=True)
+class _RuleIndex:
+    """Which rules each keyword calls for, so a text is searched once per keyword."""
+
+    keywords: tuple[str, ...]
+    by_keyword: dict[str, tuple[int, ...]]
+    always: tuple[int, ...]
+    """Rules with no keywords (users' own patterns): they run on every text."""
+
+
+_MEMO_CHARS = 64
+_MEMO_ENTRIES = 100_000
+
+
 @dataclass(slots=True)
 class Redactor:
     """Rules, user patterns and an allow list; replaces secrets and counts them per rule.
@@ -307,6 +343,11 @@ class Redactor:
     """Optional: tokens become an HMAC under this key, so short secrets cannot be confirmed by
     hashing guesses. Keep it the same across runs so tokens stay stable."""
     counts: Counter[str] = field(default_factory=Counter)
+    _index: _RuleIndex | None = field(default=None, init=False, repr=False, compare=False)
+    _memo: dict[str, tuple[str, tuple[str, ...]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """Short strings seen before (keys, roles, tool names repeat by the thousand)."""
 
     @classmethod
     def create(
@@ -356,10 +397,14 @@ class Redactor:
         found: list[tuple[int, int, int, str]] = []
         tokens = [m.span() for m in _TOKEN.finditer(text)] if TOKEN_PREFIX in text else []
         lower = text.lower()
-        for priority, rule in enumerate(self.rules):
-            if rule.keywords and not any(k in lower for k in rule.keywords):
-                continue
-            for m in rule.pattern.finditer(text):
+        index = self._index or self._build_index()
+        todo = set(index.always)
+        for k in index.keywords:  # each keyword looked for once, not once per rule
+            if k in lower:
+                todo.update(index.by_keyword[k])
+        for priority in sorted(todo):
+            rule = self.rules[priority]
+            for m in _matches(rule, text, lower):
                 group = "secret" if "secret" in rule.pattern.groupindex else 0
                 start, end = m.span(group)
                 secret = m.group(group)
@@ -380,19 +425,43 @@ class Redactor:
                 merged.append((start, end, name))
         return merged
 
+    def _build_index(self) -> _RuleIndex:
+        by_keyword: dict[str, list[int]] = {}
+        for i, rule in enumerate(self.rules):
+            for k in rule.keywords:
+                by_keyword.setdefault(k, []).append(i)
+        self._index = _RuleIndex(
+            tuple(sorted(by_keyword)),
+            {k: tuple(v) for k, v in by_keyword.items()},
+            tuple(i for i, rule in enumerate(self.rules) if not rule.keywords),
+        )
+        return self._index
+
     def redact_text(self, text: str, *, count: bool = True) -> str:
         """The text with every secret replaced by its token; counts what it replaced unless
         ``count`` is false (for values derived from text already counted)."""
+        if len(text) <= _MEMO_CHARS:
+            done = self._memo.get(text)
+            if done is None:
+                done = self._replace(text)
+                if len(self._memo) < _MEMO_ENTRIES:
+                    self._memo[text] = done
+        else:
+            done = self._replace(text)
+        if count:
+            self.counts.update(done[1])
+        return done[0]
+
+    def _replace(self, text: str) -> tuple[str, tuple[str, ...]]:
+        """The text with its secrets replaced, and the rule of each secret replaced."""
         if not self._spans(_fast_normal(text)):
-            return text
+            return text, ()
         normal, where = _normalise(text)
         spans = self._spans(normal)
         out: list[str] = []
         pos = 0
         for start, end, name in spans:
             token = self.token(name, normal[start:end])
-            if count:
-                self.counts[name] += 1
             if where is None:
                 o_start, o_end = start, end
             else:  # back to the original characters, invisible ones inside included
@@ -401,25 +470,60 @@ class Redactor:
             out.append(token)
             pos = max(pos, o_end)
         out.append(text[pos:])
-        return "".join(out)
+        return "".join(out), tuple(name for _, _, name in spans)
 
-    def scan_text(self, text: str) -> list[tuple[str, int]]:
+    def scan_text(self, text: str, workers: int = 1) -> list[tuple[str, int]]:
         """``(rule, distinct matches)`` for whatever the rules still find in a page about to
-        be written, looking at its text (tags removed, HTML-unescaped) and at the whole markup
-        HTML-unescaped and URL-decoded. Inline base64 images are skipped. Nothing is counted
-        or replaced; the secrets are never returned."""
+        be written: in its text (tags removed, HTML-unescaped), in its tags' attributes
+        (HTML-unescaped and URL-decoded), and in URL-decoded lines of text that hold
+        ``%xx``. Inline base64 images are skipped. Nothing is counted or replaced; the
+        secrets are never returned. A big page is scanned in slices cut at line ends, by
+        ``workers`` processes."""
         text = _DATA_URI.sub("data:", text)
-        # text as a reader sees it (tags, which split highlighted code, removed), and the
-        # whole markup decoded (attributes, links, the JSON of tool arguments)
-        views = (html.unescape(_TAG.sub("", text)), unquote(html.unescape(text)))
+        cuts = [0]
+        while cuts[-1] < len(text):
+            end = text.find("\n", cuts[-1] + _SCAN_SLICE)
+            cuts.append(len(text) if end < 0 else end + 1)
+        pieces = [text[a:b] for a, b in itertools.pairwise(cuts)]
+        found = forked_map(lambda i: self._scan_piece(pieces[i]), len(pieces), workers)
+        secrets = set().union(*found)
+        return sorted(Counter(name for name, _ in secrets).items())
+
+    def _scan_piece(self, piece: str) -> set[tuple[str, str]]:
+        text = html.unescape(_TAG.sub("", piece))  # as a reader sees it: tags split code
+        attributes = unquote(html.unescape(" ".join(_TAG.findall(piece))))
+        views = [text, attributes]
+        if "%" in text:  # URL-encoded forms in content
+            views.extend(unquote(line) for line in _PERCENT_LINE.findall(text))
         secrets: set[tuple[str, str]] = set()
         for view in views:
             normal = _fast_normal(view)
             secrets.update((name, normal[a:b]) for a, b, name in self._spans(normal))
-        return sorted(Counter(name for name, _ in secrets).items())
+        return secrets
+
+
+def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
+    """The rule's matches; a line-anchored rule is tried only on the lines its locator finds
+    in ``lower``, the text lower-cased (when that kept every offset)."""
+    if rule.lines is None or len(lower) != len(text):
+        yield from rule.pattern.finditer(text)
+        return
+    done = -1
+    for hit in rule.lines.finditer(lower):
+        start = text.rfind("\n", 0, hit.start()) + 1
+        if start <= done:
+            continue
+        end = text.find("\n", hit.end())
+        done = len(text) if end < 0 else end
+        m = rule.pattern.match(text, start, done)
+        if m is not None:
+            yield m
 
 
 _TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}:[0-9a-f]{8}\]")
+_PERCENT_LINE = re.compile(r"^.*%[0-9A-Fa-f]{2}.*$", re.MULTILINE)
+_SCAN_SLICE = 2_000_000
+"""Characters of a page the gate scans at a time (cut at the next line end)."""
 _DATA_URI = re.compile(r"data:image/[A-Za-z0-9.+-]{1,40};base64,[A-Za-z0-9+/=]+")
 _TAG = re.compile(r"<[^<>]{0,4096}>")
 

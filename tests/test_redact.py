@@ -670,6 +670,35 @@ def test_gate_catches_secrets_in_structural_fields(
     assert "good.html" in pages and "bad.html" not in pages
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_gate_sees_text_attributes_and_url_encoded_lines_in_every_slice(
+    monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    import piexport.redact as redact_module
+
+    monkeypatch.setattr(redact_module, "_SCAN_SLICE", 500)  # many slices, cut at line ends
+    gh, stripe, aws = (
+        fake("github-classic", 3)[0],
+        fake("stripe", 3)[0],
+        fake("aws-access-key", 3)[0],
+    )
+    filler = "".join(f"<p>line {i} of ordinary text</p>\n" for i in range(200))
+    page = (
+        filler
+        # split by highlighting spans: only the text view joins it
+        + f'<pre><code><span class="n">{gh[:10]}</span><span class="o">{gh[10:]}</span></code></pre>\n'
+        + filler
+        + f'<a href="https://example.com/?key={stripe}" title="x">link</a>\n'  # an attribute
+        + filler
+        + f"<p>curl https://example.com/?id={''.join(f'%{ord(c):02X}' for c in aws[:6])}{aws[6:]}</p>\n"  # URL-encoded
+        + filler
+    )
+    r = Redactor.create()
+    found = dict(r.scan_text(page, workers))
+    assert found == {"github-token": 1, "stripe-key": 1, "aws-access-key": 1}
+    assert r.scan_text(filler * 3, workers) == []
+
+
 def test_gate_passes_page_furniture() -> None:
     """The page's own CSS/JS, tokens, inline images and hashes do not trip the gate."""
     from piexport.render import _assets
