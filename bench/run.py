@@ -1,6 +1,7 @@
 """piexport benchmark: prints figures, asserts nothing (targets live in the notes, not in tests).
 
     .venv/bin/python bench/run.py [--sizes 2000 20000 100000] [--pi PATH] [--no-browser]
+                                  [--no-archive] [--redact]
 
 Per session size: export wall time, CPU time, MB/s, peak memory (PSS of the exporting
 process and the workers it forks, sampled; for pi, the max RSS of its one process), page
@@ -32,8 +33,10 @@ EXPORT = """
 import json, sys, time
 from pathlib import Path
 t = time.perf_counter()
+from piexport import Redactor
 from piexport.export import export_session
-export_session(Path(sys.argv[1]), Path(sys.argv[2]))
+redactor = Redactor.create() if sys.argv[3:] == ["--redact"] else None
+export_session(Path(sys.argv[1]), Path(sys.argv[2]), redactor=redactor)
 print(json.dumps({"seconds": time.perf_counter() - t}))
 """
 ARGS = [
@@ -71,12 +74,12 @@ def _pss_kb(pid: int) -> int:
     return total
 
 
-def export(src: Path, out: Path) -> dict[str, float]:
+def export(src: Path, out: Path, *extra: str) -> dict[str, float]:
     """Wall time (after interpreter start-up), CPU time of every process it used, and peak
-    memory: all its processes together, sampled every 20 ms."""
+    memory: all its processes together, sampled every 100 ms."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(
-        [sys.executable, "-c", EXPORT, str(src), str(out)],
+        [sys.executable, "-c", EXPORT, str(src), str(out), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -84,7 +87,7 @@ def export(src: Path, out: Path) -> dict[str, float]:
     peak = 0
     while proc.poll() is None:
         peak = max(peak, _pss_kb(proc.pid))
-        time.sleep(0.02)
+        time.sleep(0.1)
     stdout, stderr = proc.communicate()
     if proc.returncode != 0:
         sys.exit(f"export failed: {stderr[-2000:]}")
@@ -150,7 +153,7 @@ def open_in_chromium(page: Path) -> dict[str, float]:
 
 def reach(name: str, found: int, entries: int) -> str:
     """'all' when every entry of the file is in the page (built or waiting), else the count."""
-    if found < 0 or name != "piexport":
+    if found < 0 or not name.startswith("piexport"):
         return "—"
     return "all" if found == entries else f"{found}/{entries}"
 
@@ -169,6 +172,9 @@ def main() -> None:
     parser.add_argument("--pi", type=Path, help="folder of @mariozechner/pi-coding-agent")
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--no-archive", action="store_true")
+    parser.add_argument(
+        "--redact", action="store_true", help="also export each session with --redact"
+    )
     args = parser.parse_args()
     out_dir = CACHE / "out"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -181,10 +187,12 @@ def main() -> None:
         mb = src.stat().st_size / 1e6
         entries = sum(1 for _ in src.open("rb")) - 1  # the header is line 1
         tools = [("piexport", lambda s, o: export(s, o))]
+        if args.redact:
+            tools.append(("piexport --redact", lambda s, o: export(s, o, "--redact")))
         if args.pi:
             tools.append(("pi --export", lambda s, o: pi_export(args.pi, s, o)))
         for name, run in tools:
-            page = out_dir / f"{name.split()[0]}-{size}.html"
+            page = out_dir / f"{name.replace(' --', '-').split()[0]}-{size}.html"
             r = run(src, page)
             opened = {"open_s": float("nan"), "dom_nodes": 0, "reachable": -1}
             if not args.no_browser and page.exists():
