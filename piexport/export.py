@@ -45,10 +45,14 @@ def share_session(
     return session, dict(redactor.counts - before)
 
 
-def check_output(text: str, redactor: Redactor, where: object, workers: int = 1) -> None:
+def check_output(text: str | Path, redactor: Redactor, where: object, workers: int = 1) -> None:
     """The final gate: raise ``RedactionError`` naming the rules (never the secrets) when the
-    rules still find something in text about to be written."""
-    left = redactor.scan_text(text, workers)
+    rules still find something in text about to be written (or in a file written)."""
+    left = (
+        redactor.scan_file(text, workers)
+        if isinstance(text, Path)
+        else redactor.scan_text(text, workers)
+    )
     if left:
         rules = ", ".join(f"{name} ({n})" for name, n in left)
         msg = f"{where}: not written: the redacted output still matches {rules}"
@@ -85,8 +89,7 @@ def export_session(
 
     def gate(written: Path) -> None:
         # the page as written, before it takes the place of the old one
-        text = written.read_text("utf-8", "surrogateescape")
-        check_output(text, redactor, out, options.workers or default_workers())
+        check_output(written, redactor, out, options.workers or default_workers())
 
     try:
         write_atomic(out, parts, check=gate)

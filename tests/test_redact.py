@@ -672,7 +672,7 @@ def test_gate_catches_secrets_in_structural_fields(
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_gate_sees_text_attributes_and_url_encoded_lines_in_every_slice(
-    monkeypatch: pytest.MonkeyPatch, workers: int
+    monkeypatch: pytest.MonkeyPatch, workers: int, tmp_path: Path
 ) -> None:
     import piexport.redact as redact_module
 
@@ -697,6 +697,10 @@ def test_gate_sees_text_attributes_and_url_encoded_lines_in_every_slice(
     found = dict(r.scan_text(page, workers))
     assert found == {"github-token": 1, "stripe-key": 1, "aws-access-key": 1}
     assert r.scan_text(filler * 3, workers) == []
+    # a written page is read a slice at a time (cut at line ends, so UTF-8 stays whole)
+    written = tmp_path / "page.html"
+    written.write_text("<p>ünïcödé ⟪U+202E⟫</p>\n" * 100 + page, "utf-8")
+    assert dict(r.scan_file(written, workers)) == found
 
 
 def test_gate_passes_page_furniture() -> None:
