@@ -9,7 +9,8 @@ size, and the time Debian's Chromium needs until the page is usable (load event 
 animation frames) with its DOM node count. Then a 500-session archive: first site build and a
 no-change rebuild. With --pi (the folder of an installed @mariozechner/pi-coding-agent), pi's
 own `--export` runs on the same files, so ratios come from one run. Inputs are generated
-deterministically into bench/.cache (reused between runs).
+deterministically into bench/.cache (reused between runs). To measure another version of
+piexport with the same script, put its checkout first: PYTHONPATH=/path/to/checkout.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def export(src: Path, out: Path, *extra: str) -> dict[str, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(
         [sys.executable, "-c", EXPORT, str(src), str(out), *extra],
+        cwd=CACHE,  # not the checkout: PYTHONPATH=<another checkout> must win over ./piexport
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -160,7 +162,7 @@ def reach(name: str, found: int, entries: int) -> str:
 
 def timed(cmd: list[str]) -> float:
     start = time.perf_counter()
-    done = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    done = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=CACHE)
     if done.returncode != 0:  # a figure from a failed run would be a lie
         sys.exit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
     return time.perf_counter() - start
