@@ -86,18 +86,19 @@ def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | Non
     )
     # The page is charged once per block whether or not this process has coloured it
     # before (for another page of a site, say): what a page shows depends on the page alone.
-    charge = budget is not None and key not in budget.seen
-    if budget is not None and charge:
+    charge = 0
+    if budget is not None and key not in budget.seen:
         budget.seen.add(key)
+        charge = len(code)
     hit = _cache.get(key)
     if hit is not None:
-        if budget is not None and charge:
-            budget.spend(len(code), 0.0)
+        if budget is not None:
+            budget.spend(charge, 0.0)
         return hit
     start = time.perf_counter()
     out = reveal_controls(str(highlight(code, lexer, _FORMATTER)))
     if budget is not None:
-        budget.spend(len(code) if charge else 0, time.perf_counter() - start)
+        budget.spend(charge, time.perf_counter() - start)
     if len(_cache) < 4096:
         _cache[key] = out
     return out

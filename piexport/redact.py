@@ -18,11 +18,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import html
-import itertools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -479,41 +478,38 @@ class Redactor:
         ``%xx``. Inline base64 images are skipped. Nothing is counted or replaced; the
         secrets are never returned. A big page is scanned in slices cut at line ends, by
         ``workers`` processes."""
-        text = _DATA_URI.sub("data:", text)
-        cuts = [0]
-        while cuts[-1] < len(text):
-            end = text.find("\n", cuts[-1] + _SCAN_SLICE)
-            cuts.append(len(text) if end < 0 else end + 1)
-        pieces = [text[a:b] for a, b in itertools.pairwise(cuts)]
-        found = forked_map(lambda i: self._scan_piece(pieces[i]), len(pieces), workers)
-        secrets = set().union(*found)
-        return sorted(Counter(name for name, _ in secrets).items())
+
+        def line_end(pos: int) -> int:
+            return text.find("\n", pos) + 1 or len(text)
+
+        cuts = _slices(len(text), line_end)
+        found = forked_map(
+            lambda i: self._scan_piece(text[cuts[i] : cuts[i + 1]]), len(cuts) - 1, workers
+        )
+        return _by_rule(found)
 
     def scan_file(self, path: Path, workers: int = 1) -> list[tuple[str, int]]:
         """:meth:`scan_text` for a written page, read a slice at a time by each process:
         the page is never held whole (as text, a 125 MB page can take 500 MB)."""
-        size = path.stat().st_size
-        cuts = [0]
         with path.open("rb") as f:
-            while cuts[-1] < size:
-                if cuts[-1] + _SCAN_SLICE >= size:
-                    cuts.append(size)
-                    break
-                f.seek(cuts[-1] + _SCAN_SLICE)
-                f.readline()  # on to the end of that line
-                cuts.append(min(f.tell(), size))
+
+            def line_end(pos: int) -> int:
+                f.seek(pos)
+                f.readline()
+                return f.tell()
+
+            cuts = _slices(path.stat().st_size, line_end)
 
         def scan(i: int) -> set[tuple[str, str]]:
             with path.open("rb") as f:
                 f.seek(cuts[i])
                 data = f.read(cuts[i + 1] - cuts[i])
-            text = data.decode("utf-8", "surrogateescape")
-            return self._scan_piece(_DATA_URI.sub("data:", text))
+            return self._scan_piece(data.decode("utf-8", "surrogateescape"))
 
-        found = forked_map(scan, len(cuts) - 1, workers)
-        return sorted(Counter(name for name, _ in set().union(*found)).items())
+        return _by_rule(forked_map(scan, len(cuts) - 1, workers))
 
     def _scan_piece(self, piece: str) -> set[tuple[str, str]]:
+        piece = _DATA_URI.sub("data:", piece)  # one line each: slices never cut one
         text = html.unescape(_TAG.sub("", piece))  # as a reader sees it: tags split code
         attributes = unquote(html.unescape(" ".join(_TAG.findall(piece))))
         views = [text, attributes]
@@ -524,6 +520,21 @@ class Redactor:
             normal = _fast_normal(view)
             secrets.update((name, normal[a:b]) for a, b, name in self._spans(normal))
         return secrets
+
+
+def _slices(size: int, line_end: Callable[[int], int]) -> list[int]:
+    """Offsets cutting ``size`` characters (or bytes) into slices of about ``_SCAN_SLICE``,
+    each ending at a line end; ``line_end(pos)`` is the offset just past the line at pos."""
+    cuts = [0]
+    while cuts[-1] < size:
+        pos = cuts[-1] + _SCAN_SLICE
+        cuts.append(size if pos >= size else min(line_end(pos), size))
+    return cuts
+
+
+def _by_rule(found: Iterable[set[tuple[str, str]]]) -> list[tuple[str, int]]:
+    """``(rule, distinct secrets)`` from the (rule, secret) pairs each slice found."""
+    return sorted(Counter(name for name, _ in set().union(*found)).items())
 
 
 def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
@@ -547,7 +558,7 @@ def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
 _TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}:[0-9a-f]{8}\]")
 _PERCENT_LINE = re.compile(r"^.*%[0-9A-Fa-f]{2}.*$", re.MULTILINE)
 _SCAN_SLICE = 2_000_000
-"""Characters of a page the gate scans at a time (cut at the next line end)."""
+"""Characters (bytes, in a written page) the gate scans at a time, up to the next line end."""
 _DATA_URI = re.compile(r"data:image/[A-Za-z0-9.+-]{1,40};base64,[A-Za-z0-9+/=]+")
 _TAG = re.compile(r"<[^<>]{0,4096}>")
 

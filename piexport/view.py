@@ -101,17 +101,11 @@ class SessionView:
         return dom_id(leaf) if leaf is not None else ""
 
 
+@gc_paused()
 def build_view(
     session: Session, *, parent_href: str | None = None, forks: list[tuple[str, str]] | None = None
 ) -> SessionView:
     """Shape a loaded session for the template; pure, and linear in the number of entries."""
-    with gc_paused():
-        return _build_view(session, parent_href=parent_href, forks=forks)
-
-
-def _build_view(
-    session: Session, *, parent_href: str | None = None, forks: list[tuple[str, str]] | None = None
-) -> SessionView:
     tree = session.tree
     results: dict[str, Entry] = {}
     for e in session.entries:
