@@ -1,17 +1,135 @@
-"""JSON output that never fails on what the loader accepted (big integers included)."""
+"""JSON in and out that never fails on what the loader accepted.
+
+Session files hold numbers JSON allows but a double cannot (``1e999``), literals JSON does
+not allow at all (``NaN``, ``Infinity``: Python writers emit them), integers past 64 bits,
+and nesting deeper than orjson's 255 levels. The loader keeps such a number as an
+:class:`OddNumber`, which shows as written; every figure treats it as unknown
+(:func:`finite_number`), and JSON output writes it as a string, so it stays valid JSON.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import orjson
 
 
+class OddNumber(float):
+    """A number from the file that no double holds (``1e999``, ``-1e999``, ``NaN``): a float
+    (infinite or NaN) that prints as the file wrote it."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> OddNumber:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        obj = super().__new__(cls, value)
+        obj.text = text
+        return obj
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return self.text
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled to worker processes
+        return (OddNumber, (self.text,))
+
+
+INT64 = 2**63
+"""Counts at or past this are out of range: no tool writes them, and sums must stay exact."""
+
+
+def finite_number(value: Any) -> float | int | None:
+    """The value when it is a usable number (not a bool, finite, within 64 bits), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if not -INT64 < value < INT64:
+        return None
+    return value
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, OddNumber):
+        return value.text
+    raise TypeError
+
+
 def dumps(value: Any, *, indent: bool = True) -> str:
-    """Serialise with orjson; integers past 64 bits (kept exact by the loader) fall back."""
+    """Serialise as strict JSON (what ``orjson.loads`` accepts): orjson when it can; past
+    64-bit integers or 255 levels of nesting, a plain writer with no depth limit."""
     try:
         opts = orjson.OPT_INDENT_2 if indent else 0
-        return orjson.dumps(value, option=opts).decode()
+        return orjson.dumps(value, default=_default, option=opts).decode()
     except TypeError:
-        return json.dumps(value, indent=2 if indent else None, ensure_ascii=False)
+        return _dumps_any(value, indent)
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else ("true" if value else "false")
+    if isinstance(value, OddNumber):
+        return json.dumps(value.text)
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return float.__repr__(value) if math.isfinite(value) else "null"
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def _dumps_any(value: Any, indent: bool) -> str:
+    """Iterative JSON writer (any depth, any integer), laid out like orjson's."""
+    out: list[str] = []
+    nl = "\n" if indent else ""
+    sep = ": " if indent else ":"
+    # stack of (iterator over items, is_dict, depth, first)
+    stack: list[list[Any]] = []
+
+    def open_value(v: Any, depth: int) -> None:
+        if isinstance(v, dict):
+            if not v:
+                out.append("{}")
+                return
+            out.append("{")
+            stack.append([iter(v.items()), True, depth + 1, True])
+        elif isinstance(v, (list, tuple)):
+            if not v:
+                out.append("[]")
+                return
+            out.append("[")
+            stack.append([iter(v), False, depth + 1, True])
+        else:
+            out.append(_scalar(v))
+
+    open_value(value, 0)
+    while stack:
+        frame = stack[-1]
+        it, is_dict, depth, first = frame
+        pad = "  " * depth if indent else ""
+        try:
+            item = next(it)
+        except StopIteration:
+            stack.pop()
+            out.append(nl + ("  " * (depth - 1) if indent else "") + ("}" if is_dict else "]"))
+            continue
+        out.append(("" if first else ",") + nl + pad)
+        frame[3] = False
+        if is_dict:
+            key, v = item
+            out.append(_scalar(key if isinstance(key, str) else str(key)) + sep)
+            open_value(v, depth)
+        else:
+            open_value(item, depth)
+    return "".join(out)

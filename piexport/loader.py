@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from typing import IO, Any
 import orjson
 
 from .errors import InputError
+from .jsonutil import OddNumber, dumps, finite_number
 from .migrate import CURRENT_VERSION, migrate
 from .model import JSON, Diagnostic, Entry, Session, SessionHeader
 from .tree import build_tree, resolve_labels, resolve_name, timestamp_ms
@@ -167,8 +170,8 @@ def _parse_line(
     except orjson.JSONDecodeError as exc:
         return _salvage(raw, number, label, diags, str(exc), terminated)
     if isinstance(value, dict):
-        if _has_float_id(value):
-            value = _reparse_exact(raw, value)
+        if _MAYBE_WIDE_INT.search(raw):
+            value = _reparse_exact(raw, value, number, label, diags)
         return [value]
     diags.append(Diagnostic(label, number, f"expected a JSON object, got {_kind(value)}; skipped"))
     return []
@@ -184,8 +187,9 @@ def _salvage(
     except UnicodeDecodeError:
         text = raw.decode("utf-8", "replace")
         bad_utf8 = True
+    odd: list[str] = []
     try:
-        value: Any = json.loads(text)
+        value: Any = loads_exact(text, odd)
     except RecursionError:
         diags.append(Diagnostic(label, number, "JSON nested too deeply to read; skipped"))
         return []
@@ -197,7 +201,9 @@ def _salvage(
             diags.append(Diagnostic(label, number, "invalid UTF-8 replaced with U+FFFD"))
         if fixed:
             diags.append(Diagnostic(label, number, "lone surrogate escapes replaced with U+FFFD"))
-        if not bad_utf8 and not fixed:
+        if odd:
+            diags.append(Diagnostic(label, number, _odd_note(odd)))
+        elif not bad_utf8 and not fixed:
             diags.append(Diagnostic(label, number, f"parsed only by the fallback reader ({why})"))
         return [value]
     if value is not None:
@@ -213,7 +219,7 @@ def _salvage(
         if pos < 0:
             break
         try:
-            tail = json.loads(text[pos:])
+            tail = loads_exact(text[pos:])
         except (ValueError, RecursionError):
             start = pos + 1
             continue
@@ -267,15 +273,50 @@ def _fix_str(s: str) -> str:
     return s
 
 
-def _has_float_id(obj: JSON) -> bool:
-    return isinstance(obj.get("id"), float) or isinstance(obj.get("parentId"), float)
+_MAYBE_WIDE_INT = re.compile(rb"[0-9]{19}")
+"""A run of digits an integer past 64 bits needs (orjson reads those as floats)."""
 
 
-def _reparse_exact(raw: bytes, fallback: JSON) -> JSON:
-    """orjson turns integers past 64 bits into floats; two such ids would collide."""
+def loads_exact(text: str | bytes, odd: list[str] | None = None) -> Any:
+    """The stdlib reader, keeping every number as written: integers exact at any width,
+    ``1e999`` and ``NaN``/``Infinity`` as :class:`OddNumber` (never a bare inf or nan).
+    Those numbers are appended to ``odd`` as written."""
+    seen = odd if odd is not None else []
+
+    def odd_number(text: str) -> OddNumber:
+        seen.append(text)
+        return OddNumber(text)
+
+    def number(text: str) -> float:
+        value = float(text)
+        return value if math.isfinite(value) else odd_number(text)
+
+    return json.loads(text, parse_float=number, parse_constant=odd_number)
+
+
+def _odd_note(odd: list[str]) -> str:
+    shown = ", ".join(dict.fromkeys(t if len(t) <= 20 else t[:19] + "…" for t in odd[:5]))
+    return (
+        f"number{'s' if len(odd) > 1 else ''} out of range ({shown}): shown as written, "
+        "not counted in figures"
+    )
+
+
+def _reparse_exact(
+    raw: bytes, fallback: JSON, number: int, label: str, diags: list[Diagnostic]
+) -> JSON:
+    """orjson turns integers past 64 bits into floats (two such ids would collide, and a
+    number would not show as written): read such a line again, exactly."""
     try:
-        exact = json.loads(raw)
-    except (ValueError, RecursionError):
+        exact = loads_exact(raw)
+    except RecursionError:
+        diags.append(
+            Diagnostic(
+                label, number, "integers past 64 bits shown rounded (the line nests too deeply)"
+            )
+        )
+        return fallback
+    except ValueError:
         return fallback
     return exact if isinstance(exact, dict) else fallback
 
@@ -321,7 +362,7 @@ def _split_header(
 def _make_header(p: _Parsed, label: str, diags: list[Diagnostic]) -> SessionHeader:
     obj = p.obj
     raw_version = obj.get("version", 1)
-    if isinstance(raw_version, bool) or not isinstance(raw_version, (int, float)):
+    if finite_number(raw_version) is None:
         diags.append(
             Diagnostic(
                 label, p.line, f"header version {raw_version!r} is not a number; read as version 3"
@@ -425,5 +466,5 @@ def _id_text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, (dict, list)):
-        return orjson.dumps(value).decode()
+        return dumps(value, indent=False)
     return str(value)

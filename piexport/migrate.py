@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .jsonutil import finite_number
 from .model import JSON
 
 CURRENT_VERSION = 3
@@ -39,12 +40,8 @@ def migrate_v1_to_v2(objects: Sequence[JSON], lines: Sequence[int]) -> None:
             index = obj.pop("firstKeptEntryIndex")
             # pi reads entries[index]: only an entry already given an id resolves
             # (a later one still has none, the header is never a target).
-            if (
-                isinstance(index, (int, float))
-                and not isinstance(index, bool)
-                and index == int(index)
-                and 0 <= index < len(objects)
-            ):
+            index = finite_number(index)
+            if index is not None and index == int(index) and 0 <= index < len(objects):
                 target = objects[int(index)]
                 if target.get("type") != "session" and isinstance(target.get("id"), str):
                     obj["firstKeptEntryId"] = target["id"]

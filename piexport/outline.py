@@ -9,8 +9,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
+from .jsonutil import dumps, finite_number
 from .model import Entry, Session, content_text
 from .tree import flatten
 
@@ -62,7 +61,7 @@ def tool_call_summary(name: Any, args: Any) -> str:
         return f"[find: {a.get('pattern') or ''} in {path_arg('.')}]"
     if name == "ls":
         return f"[ls: {path_arg('.')}]"
-    dumped = orjson.dumps(args).decode() if args is not None else ""
+    dumped = dumps(args, indent=False) if args is not None else ""
     return f"[{name}: {dumped[:40]}{'...' if len(dumped) > 40 else ''}]"
 
 
@@ -122,8 +121,12 @@ def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
         return f"[{raw.get('customType')}]: " + _one_line(content_text(raw.get("content")))
     if t == "compaction":
         tokens = raw.get("tokensBefore")
-        k = round(tokens / 1000) if isinstance(tokens, (int, float)) else "?"
-        return f"[compaction: {k}k tokens]"
+        n = finite_number(tokens)
+        if n is not None:
+            return f"[compaction: {round(n / 1000)}k tokens]"
+        if isinstance(tokens, (int, float)) and not isinstance(tokens, bool):
+            return f"[compaction: {tokens} tokens]"
+        return "[compaction: ?k tokens]"
     if t == "branch_summary":
         return "[branch summary]: " + _one_line(str(raw.get("summary") or ""))
     if t == "model_change":

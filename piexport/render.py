@@ -17,7 +17,6 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
-import orjson
 from markupsafe import Markup
 
 from . import __version__
@@ -32,6 +31,7 @@ from .highlight import (
     page_budget,
     style_css,
 )
+from .jsonutil import dumps, finite_number
 from .markdown import render_markdown
 from .model import JSON, Entry, Session, content_text
 from .outline import tool_call_summary
@@ -81,10 +81,7 @@ def _plain(text: Any) -> Markup:
 
 
 def _json(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    except TypeError:
-        return repr(value)
+    return dumps(value)
 
 
 def _when(value: Any) -> str:
@@ -94,18 +91,28 @@ def _when(value: Any) -> str:
     return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def _as_written(value: Any) -> str:
+    """A number no figure can use (``1e999``, ``NaN``, past 64 bits) as the file wrote it;
+    anything that is not a number as a dash."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return "—"
+
+
 def _duration(seconds: Any) -> str:
-    if not isinstance(seconds, (int, float)):
-        return "—"
-    s = int(seconds)
+    n = finite_number(seconds)
+    if n is None:
+        return _as_written(seconds)
+    s = int(n)
     h, rem = divmod(s, 3600)
     m, s = divmod(rem, 60)
     return f"{h}h {m:02d}m" if h else (f"{m}m {s:02d}s" if m else f"{s}s")
 
 
-def _tokens(n: Any) -> str:
-    if not isinstance(n, (int, float)):
-        return "—"
+def _tokens(value: Any) -> str:
+    n = finite_number(value)
+    if n is None:
+        return _as_written(value)
     return (
         f"{n / 1_000_000:.2f}M"
         if n >= 1_000_000
@@ -113,12 +120,15 @@ def _tokens(n: Any) -> str:
     )
 
 
-def _cost(v: Any) -> str:
-    return (
-        f"${v:.4f}"
-        if isinstance(v, (int, float)) and v < 1
-        else (f"${v:.2f}" if isinstance(v, (int, float)) else "—")
-    )
+def _cost(value: Any) -> str:
+    """Dollars; "—" when there is no cost (a model with no price reports 0)."""
+    v = finite_number(value)
+    if v is None:
+        shown = _as_written(value)
+        return shown if shown == "—" else "$" + shown
+    if v == 0:
+        return "—"
+    return f"${v:.4f}" if v < 1 else f"${v:.2f}"
 
 
 def _lines(text: str) -> int:
@@ -341,6 +351,10 @@ def usage_line(msg: JSON) -> Markup:
             out.append(f" · cache read {_tokens(u.get('cacheRead'))}")
         if u.get("cacheWrite"):
             out.append(f" · cache write {_tokens(u.get('cacheWrite'))}")
+        if u.get("cacheWrite1h"):
+            out.append(f" · cache write 1h {_tokens(u.get('cacheWrite1h'))}")
+        if u.get("reasoning"):
+            out.append(f" · reasoning {_tokens(u.get('reasoning'))}")
         cost = u.get("cost")
         if isinstance(cost, dict):
             out.append(f" · {_cost(cost.get('total'))}")

@@ -11,16 +11,28 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .jsonutil import finite_number
 from .model import JSON, Entry, Session
 from .tree import timestamp_ms
 
 TOKEN_KEYS = ("input", "output", "cacheRead", "cacheWrite")
+EXTRA_TOKEN_KEYS = ("reasoning", "cacheWrite1h")
+"""Reported by some providers; counted on their own (pi's ``totalTokens`` already holds
+them, so they are not added to the total a second time)."""
 READ_TOOLS = frozenset({"read"})
 WRITE_TOOLS = frozenset({"edit", "write"})
 
 
 def _number(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+    """A figure's value: a usable number, or 0 for anything else (text, ``1e999``, ``NaN``,
+    integers past 64 bits): a number no tool could have meant counts as unknown."""
+    n = finite_number(value)
+    return 0.0 if n is None else float(n)
+
+
+def _count(value: Any) -> int:
+    n = finite_number(value)
+    return 0 if n is None else int(n)
 
 
 @dataclass(slots=True)
@@ -31,7 +43,9 @@ class Figures:
     messages: Counter[str] = field(default_factory=Counter)
     tool_calls: Counter[str] = field(default_factory=Counter)
     tool_errors: int = 0
-    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys((*TOKEN_KEYS, "total"), 0))
+    tokens: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys((*TOKEN_KEYS, "total", *EXTRA_TOKEN_KEYS), 0)
+    )
     cost: float = 0.0
     models: list[str] = field(default_factory=list)
     files_read: set[str] = field(default_factory=set)
@@ -109,11 +123,13 @@ def _model_name(msg: JSON) -> str | None:
 def _add_usage(f: Figures, usage: Any) -> None:
     if not isinstance(usage, dict):
         return
-    parts = {k: int(_number(usage.get(k))) for k in TOKEN_KEYS}
+    parts = {k: _count(usage.get(k)) for k in TOKEN_KEYS}
     for k, v in parts.items():
         f.tokens[k] += v
-    total = usage.get("totalTokens")
-    f.tokens["total"] += int(_number(total)) if total is not None else sum(parts.values())
+    for k in EXTRA_TOKEN_KEYS:
+        f.tokens[k] += _count(usage.get(k))
+    total = finite_number(usage.get("totalTokens"))
+    f.tokens["total"] += int(total) if total is not None else sum(parts.values())
     cost = usage.get("cost")
     if isinstance(cost, dict):
         f.cost += _number(cost.get("total"))

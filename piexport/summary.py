@@ -129,7 +129,7 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
         "| tool errors | turns ended in error |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         f"| {fig.tokens['input']} | {fig.tokens['output']} | {fig.tokens['cacheRead']} | "
-        f"{fig.tokens['cacheWrite']} | ${fig.cost:.4f} | "
+        f"{fig.tokens['cacheWrite']} | {f'${fig.cost:.4f}' if fig.cost else '—'} | "
         f"{'—' if duration is None else f'{duration:.0f} s'} | {sum(fig.tool_calls.values())} | "
         f"{fig.tool_errors} | {fig.errors} |",
         "",

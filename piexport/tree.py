@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-import orjson
-
+from .jsonutil import dumps
 from .model import Diagnostic, Entry, Tree
 
 _ISO = re.compile(
@@ -169,7 +168,7 @@ def resolve_labels(entries: Sequence[Entry]) -> dict[str, str]:
             continue
         value = e.raw.get("label")
         if value:
-            labels[target] = value if isinstance(value, str) else orjson.dumps(value).decode()
+            labels[target] = value if isinstance(value, str) else dumps(value, indent=False)
         else:
             labels.pop(target, None)
     return labels

@@ -294,4 +294,186 @@ def cases() -> list[Case]:
             ['x" onmouseover="alert(1)', "</script><script>alert(1)</script>", "sp ace"],
         ),
     ]
+    return out + field_cases()
+
+
+def _line(text: str) -> bytes:
+    return text.encode()
+
+
+def _nest(depth: int, inner: str = "1") -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+WIDE = "123456789012345678901234567890"
+"""An integer past 64 bits (orjson reads it as a float; the loader keeps it exact)."""
+
+
+def field_cases() -> list[Case]:
+    """Valid JSON in odd shapes: deep nesting and numbers no double or int64 holds, in every
+    field a command reads. None may crash any command (issue 13)."""
+    assistant = (
+        '{"type":"message","id":"%s","parentId":"g5","timestamp":"2025-01-01T00:00:02.000Z",'
+        '"message":{"role":"assistant","content":[%s],"usage":%s,"stopReason":"toolUse",'
+        '"provider":"p","model":"m"}}'
+    )
+    usage_ok = '{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3}'
+
+    def call(eid: str, name: str, args: str, usage: str = usage_ok) -> bytes:
+        block = f'{{"type":"toolCall","id":"call-{eid}","name":"{name}","arguments":{args}}}'
+        return _line(assistant % (eid, block, usage))
+
+    def result(eid: str, parent: str, name: str, extra: str = "") -> bytes:
+        return _line(
+            '{{"type":"message","id":"{}","parentId":"{}","message":{{"role":"toolResult",'
+            '"toolCallId":"call-{}","toolName":"{}","content":[{{"type":"text","text":"out"}}],'
+            '"isError":false{}}}}}'.format(eid + "r", parent, parent, name, extra)
+        )
+
+    def entry(eid: str, body: str) -> bytes:
+        return _line(f'{{"id":"{eid}","parentId":"g5",{body}}}')
+
+    numbers = ["1e999", "-1e999", "NaN", "Infinity", "-Infinity", WIDE, "-" + WIDE, "1e308"]
+    out = [
+        Case(
+            "label-300-deep",
+            file_of(
+                HEADER, *GOOD, entry("l1", '"type":"label","targetId":"g5","label":' + _nest(300))
+            ),
+            [*GOOD_IDS, "l1"],
+        ),
+        Case(
+            "label-wide-int",
+            file_of(HEADER, *GOOD, entry("l2", f'"type":"label","targetId":"g5","label":{WIDE}')),
+            [*GOOD_IDS, "l2"],
+        ),
+        Case(
+            "unknown-tool-255-deep-args",
+            file_of(
+                HEADER,
+                *GOOD,
+                call("t1", "mytool", '{"a":' + _nest(255) + "}"),
+                result("t1", "t1", "mytool"),
+            ),
+            [*GOOD_IDS, "t1", "t1r"],
+        ),
+        Case(
+            "unknown-tool-900-deep-args",
+            file_of(HEADER, *GOOD, call("t2", "mytool", '{"a":' + _nest(900) + "}")),
+            [*GOOD_IDS, "t2"],
+        ),
+        Case(
+            "read-wide-int-args",
+            file_of(
+                HEADER,
+                *GOOD,
+                call("t3", "read", f'{{"path":"a.py","offset":{WIDE},"limit":{WIDE}}}'),
+                result("t3", "t3", "read"),
+                call("t4", "read", '{"path":"a.py","offset":1e999,"limit":NaN}'),
+                result("t4", "t4", "read"),
+            ),
+            [*GOOD_IDS, "t3", "t3r", "t4", "t4r"],
+        ),
+        Case(
+            "wide-int-ids",
+            file_of(
+                HEADER,
+                *GOOD,
+                _line(
+                    f'{{"type":"message","id":{WIDE},"parentId":"g5","message":{{"role":"user","content":"a"}}}}'
+                ),
+                _line(
+                    f'{{"type":"message","id":"w2","parentId":{WIDE},"message":{{"role":"user","content":"b"}}}}'
+                ),
+                _line(
+                    '{"type":"message","id":1e999,"parentId":NaN,"message":{"role":"user","content":"c"}}'
+                ),
+                _line(
+                    f'{{"type":"message","id":{{"deep":{_nest(300)}}},"parentId":"g5","message":{{"role":"user","content":"d"}}}}'
+                ),
+            ),
+            [*GOOD_IDS, WIDE, "w2", "1e999"],
+        ),
+        Case(
+            "header-version-odd",
+            file_of(_line('{"type":"session","version":1e999,"id":"h","cwd":"/c"}'), *GOOD),
+            GOOD_IDS,
+        ),
+        Case(
+            "header-version-nan",
+            file_of(
+                _line(f'{{"type":"session","version":NaN,"id":{WIDE},"cwd":{_nest(300)}}}'),
+                *GOOD,
+            ),
+            GOOD_IDS,
+        ),
+        Case(
+            "v1-compaction-index-odd",
+            file_of(
+                _line(
+                    '{"type":"session","id":"v1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/c"}'
+                ),
+                _line('{"type":"message","message":{"role":"user","content":"a"}}'),
+                _line(
+                    '{"type":"compaction","summary":"s","firstKeptEntryIndex":1e999,"tokensBefore":NaN}'
+                ),
+                _line(f'{{"type":"compaction","summary":"s","firstKeptEntryIndex":{WIDE}}}'),
+                _line('{"type":"compaction","summary":"s","firstKeptEntryIndex":NaN}'),
+            ),
+            ["00000002", "00000003", "00000004", "00000005"],
+        ),
+    ]
+    for i, n in enumerate(numbers):
+        usage = (
+            '{"input":%s,"output":%s,"cacheRead":%s,"cacheWrite":%s,"totalTokens":%s,'
+            '"reasoning":%s,"cacheWrite1h":%s,"cost":{"input":%s,"total":%s}}' % ((n,) * 9)
+        )
+        out.append(
+            Case(
+                f"number-{n}-everywhere",
+                file_of(
+                    HEADER,
+                    *GOOD,
+                    entry(
+                        f"c{i}",
+                        f'"type":"compaction","summary":"s","firstKeptEntryId":"g3","tokensBefore":{n},"timestamp":{n}',
+                    ),
+                    call(f"b{i}", "bash", f'{{"command":"ls","timeout":{n}}}', usage),
+                    result(
+                        f"b{i}", f"b{i}", "bash", f',"details":{{"exitCode":{n}}},"timestamp":{n}'
+                    ),
+                    entry(
+                        f"x{i}",
+                        f'"type":"message","message":{{"role":"bashExecution","command":"ls","output":"o","exitCode":{n},"timestamp":{n}}}',
+                    ),
+                    entry(f"m{i}", f'"type":"model_change","provider":{n},"modelId":{n}'),
+                    entry(f"k{i}", f'"type":"thinking_level_change","thinkingLevel":{n}'),
+                    entry(f"s{i}", f'"type":"session_info","name":{n}'),
+                    entry(f"l{i}", f'"type":"label","targetId":"g2","label":{n}'),
+                    entry(
+                        f"u{i}",
+                        f'"type":"custom_message","customType":{n},"content":{n},"display":{n},"details":{n}',
+                    ),
+                    entry(
+                        f"d{i}",
+                        f'"type":"custom","customType":"c","data":{{"n":{n},"deep":{_nest(400, n)}}}',
+                    ),
+                    entry(f"z{i}", f'"type":{n},"weird":{n}'),
+                ),
+                [
+                    *GOOD_IDS,
+                    f"c{i}",
+                    f"b{i}",
+                    f"b{i}r",
+                    f"x{i}",
+                    f"m{i}",
+                    f"k{i}",
+                    f"s{i}",
+                    f"l{i}",
+                    f"u{i}",
+                    f"d{i}",
+                    f"z{i}",
+                ],
+            )
+        )
     return out

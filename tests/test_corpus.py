@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import traceback
 from pathlib import Path
 
+import orjson
 import pytest
+from click.testing import CliRunner
 
 from piexport import InputError, load_session
+from piexport.cli import cli
 from piexport.render import render_session
 from piexport.view import build_view, dom_id
 
@@ -48,3 +53,38 @@ def test_corpus_file(case: Case, tmp_path: Path) -> None:
 
 def test_corpus_is_big_enough() -> None:
     assert len(cases()) >= 40
+
+
+COMMANDS = [
+    ["render", "-o", "-"],
+    ["render", "--format", "md", "-o", "-"],
+    ["render", "--format", "json", "-o", "-"],
+    ["summary"],
+    ["summary", "--format", "json"],
+    ["tree"],
+    ["info"],
+    ["info", "--json"],
+    ["context"],
+]
+
+
+def _no_constants(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+@pytest.mark.parametrize("case", [c for c in cases() if not c.unusable], ids=lambda c: c.name)
+def test_corpus_file_every_command(case: Case, tmp_path: Path) -> None:
+    """No field of any entry crashes any command, and JSON output is strict JSON."""
+    path = tmp_path / f"{case.name}.jsonl"
+    path.write_bytes(case.data)
+    runner = CliRunner()
+    for args in COMMANDS:
+        result = runner.invoke(cli, [*args, str(path)], catch_exceptions=True)
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            args,
+            "".join(traceback.format_exception(result.exception)),
+        )
+        assert result.exit_code in (0, 1), (args, result.output)
+        if "json" in args or args == ["context"]:
+            orjson.loads(result.stdout)
+            json.loads(result.stdout, parse_constant=_no_constants)

@@ -22,7 +22,15 @@ def independent_figures(entries: list[dict[str, Any]]) -> dict[str, Any]:
     """The documented FIGURES, counted straight from JSON objects (no piexport code)."""
     messages: Counter[str] = Counter()
     tools: Counter[str] = Counter()
-    tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+    tokens = {
+        "input": 0,
+        "output": 0,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "total": 0,
+        "reasoning": 0,
+        "cacheWrite1h": 0,
+    }
     cost, tool_errors, errors, compactions = 0.0, 0, 0, 0
     models: list[str] = []
     read: set[str] = set()
@@ -43,7 +51,7 @@ def independent_figures(entries: list[dict[str, Any]]) -> dict[str, Any]:
         if name not in models:
             models.append(name)
         u = m.get("usage") or {}
-        for k in ("input", "output", "cacheRead", "cacheWrite"):
+        for k in ("input", "output", "cacheRead", "cacheWrite", "reasoning", "cacheWrite1h"):
             tokens[k] += u.get(k, 0)
         tokens["total"] += u.get("totalTokens", 0)
         cost += (u.get("cost") or {}).get("total", 0)
