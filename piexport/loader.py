@@ -180,7 +180,8 @@ def _parse_line(
 def _salvage(
     raw: bytes, number: int, label: str, diags: list[Diagnostic], why: str, terminated: bool
 ) -> list[JSON]:
-    """Recover what orjson refused: bad UTF-8, lone surrogates, a record glued to a stub."""
+    """Recover what orjson refused: bad UTF-8, lone surrogates, numbers no double holds,
+    records glued on one line (to each other, or after a cut-off stub)."""
     try:
         text = raw.decode("utf-8")
         bad_utf8 = False
@@ -188,60 +189,132 @@ def _salvage(
         text = raw.decode("utf-8", "replace")
         bad_utf8 = True
     odd: list[str] = []
+    too_deep = False
     try:
         value: Any = loads_exact(text, odd)
     except RecursionError:
-        diags.append(Diagnostic(label, number, "JSON nested too deeply to read; skipped"))
-        return []
+        value, too_deep = None, True
     except ValueError:
         value = None
-    if isinstance(value, dict):
-        fixed = _repair_surrogates(value)
-        if bad_utf8:
-            diags.append(Diagnostic(label, number, "invalid UTF-8 replaced with U+FFFD"))
-        if fixed:
-            diags.append(Diagnostic(label, number, "lone surrogate escapes replaced with U+FFFD"))
-        if odd:
-            diags.append(Diagnostic(label, number, _odd_note(odd)))
-        elif not bad_utf8 and not fixed:
-            diags.append(Diagnostic(label, number, f"parsed only by the fallback reader ({why})"))
-        return [value]
-    if value is not None:
+    if value is not None and not isinstance(value, dict):
         diags.append(
             Diagnostic(label, number, f"expected a JSON object, got {_kind(value)}; skipped")
         )
         return []
-    # A cut-off record followed by a complete one on the same line (a crashed writer that
-    # appended again): the last `{"` from which the rest of the line parses is kept.
-    start = 1
-    for _ in range(_MAX_SALVAGE_TRIES):
-        pos = text.find('{"', start)
-        if pos < 0:
-            break
-        try:
-            tail = loads_exact(text[pos:])
-        except (ValueError, RecursionError):
-            start = pos + 1
-            continue
-        if isinstance(tail, dict):
-            _repair_surrogates(tail)
+    if isinstance(value, dict):
+        records, notes = [value], []
+    else:
+        del odd[:]
+        records, notes = _split_records(text, odd)
+    if not records:
+        if too_deep:
+            diags.append(Diagnostic(label, number, "JSON nested too deeply to read; skipped"))
+        elif not terminated and not text.rstrip().endswith("}"):
             diags.append(
                 Diagnostic(
-                    label,
-                    number,
-                    f"cut-off record before column {pos + 1} "
-                    "skipped; the complete record after it was kept",
+                    label, number, "truncated at end of file (an interrupted write?); skipped"
                 )
             )
-            return [tail]
-        start = pos + 1
-    if not terminated and not text.rstrip().endswith("}"):
-        diags.append(
-            Diagnostic(label, number, "truncated at end of file (an interrupted write?); skipped")
+        else:
+            diags.append(Diagnostic(label, number, f"not valid JSON ({why}); skipped"))
+        return []
+    fixed = False
+    for record in records:
+        fixed = _repair_surrogates(record) or fixed
+    if notes:
+        diags.append(Diagnostic(label, number, "; ".join(notes)))
+    if bad_utf8:
+        diags.append(Diagnostic(label, number, "invalid UTF-8 replaced with U+FFFD"))
+    if fixed:
+        diags.append(Diagnostic(label, number, "lone surrogate escapes replaced with U+FFFD"))
+    if odd:
+        diags.append(Diagnostic(label, number, _odd_note(odd)))
+    elif not bad_utf8 and not fixed and not notes:
+        diags.append(Diagnostic(label, number, f"parsed only by the fallback reader ({why})"))
+    return records
+
+
+_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def _split_records(text: str, odd: list[str]) -> tuple[list[JSON], list[str]]:
+    """Every complete record on one line, in order, and what was skipped between them.
+
+    Real files hold two records on a line (a finished message directly followed by the next
+    one), or a record cut off by a crashed writer and then a complete one. A record that
+    starts where the previous one ended is top-level, so it is kept as it parses. After a
+    cut-off stub, the next record is the first ``{"`` from which an object parses that is
+    followed by the end of the line or another ``{``: that passes over objects nested in
+    the stub, which are followed by ``,``, ``]`` or ``}``. Each record is read once from
+    where it starts, and failed tries are capped, so the cost is linear in the line.
+    """
+    decoder = _decoder(odd)
+    records: list[JSON] = []
+    cut: list[int] = []
+    tail: str | None = None
+    size = len(text)
+    # reading that ends in failure is bounded by a multiple of the line, however it is cut
+    pos, budget = 0, 4 * size + _CHUNK
+    while True:
+        pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+        if pos >= size:
+            break
+        found, end = _object_at(decoder, text, pos)
+        if found is not None:
+            records.append(found)
+            pos = end
+            continue
+        budget -= end - pos
+        # a cut-off record starts here: find where the next complete one starts
+        stub, nxt = pos, None
+        for _ in range(_MAX_SALVAGE_TRIES):
+            at = text.find('{"', pos + 1)
+            if at < 0 or budget < 0:
+                break
+            pos = at
+            found, end = _object_at(decoder, text, at)
+            if found is None:
+                budget -= end - at
+                continue
+            after = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+            if after >= size or text[after] == "{":
+                nxt = (found, end)
+                break
+            budget -= end - at
+        if nxt is None:
+            tail = f"cut-off record from column {stub + 1} to the end of the line skipped"
+            break
+        cut.append(pos + 1)
+        records.append(nxt[0])
+        pos = nxt[1]
+    notes = []
+    if len(records) > 1:
+        notes.append(
+            f"{len(records)} records on one line; {'both' if len(records) == 2 else 'all'} kept"
         )
+    kept = "; the complete record after it was kept" if len(records) == 1 else ""
+    if len(cut) <= 3:
+        notes += [f"cut-off record before column {column} skipped{kept}" for column in cut]
     else:
-        diags.append(Diagnostic(label, number, f"not valid JSON ({why}); skipped"))
-    return []
+        shown = ", ".join(map(str, cut[:3]))
+        notes.append(f"{len(cut)} cut-off records skipped (before columns {shown}, …)")
+    if tail is not None:
+        notes.append(tail)
+    return records, notes
+
+
+def _object_at(decoder: json.JSONDecoder, text: str, pos: int) -> tuple[JSON | None, int]:
+    """The JSON object that starts at ``pos`` and where it ends; or None and where reading
+    it failed."""
+    if not text.startswith("{", pos):
+        return None, pos
+    try:
+        value, end = decoder.raw_decode(text, pos)
+    except json.JSONDecodeError as exc:
+        return None, exc.pos
+    except (ValueError, RecursionError):
+        return None, len(text)
+    return (value, end) if isinstance(value, dict) else (None, end)
 
 
 def _repair_surrogates(root: JSON) -> bool:
@@ -281,17 +354,23 @@ def loads_exact(text: str | bytes, odd: list[str] | None = None) -> Any:
     """The stdlib reader, keeping every number as written: integers exact at any width,
     ``1e999`` and ``NaN``/``Infinity`` as :class:`OddNumber` (never a bare inf or nan).
     Those numbers are appended to ``odd`` as written."""
-    seen = odd if odd is not None else []
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    return _decoder(odd if odd is not None else []).decode(text)
+
+
+def _decoder(odd: list[str]) -> json.JSONDecoder:
+    """A decoder with ``loads_exact``'s number rules, for reading records one at a time."""
 
     def odd_number(text: str) -> OddNumber:
-        seen.append(text)
+        odd.append(text)
         return OddNumber(text)
 
     def number(text: str) -> float:
         value = float(text)
         return value if math.isfinite(value) else odd_number(text)
 
-    return json.loads(text, parse_float=number, parse_constant=odd_number)
+    return json.JSONDecoder(parse_float=number, parse_constant=odd_number)
 
 
 def _odd_note(odd: list[str]) -> str:

@@ -30,10 +30,15 @@ def migrate_v1_to_v2(objects: Sequence[JSON], lines: Sequence[int]) -> None:
     compaction's ``firstKeptEntryIndex`` indexes exactly that list (the header is 0).
     """
     prev: str | None = None
+    last_line, part = 0, 1
     for obj, line in zip(objects, lines, strict=True):
+        # records glued on one line count as if the newline were there; the second and
+        # later ones get ``-2``, ``-3``… after the line's id
+        part = part + 1 if line == last_line else 1
+        last_line = line
         if obj.get("type") == "session":
             continue
-        obj["id"] = v1_entry_id(line)
+        obj["id"] = v1_entry_id(line) if part == 1 else f"{v1_entry_id(line)}-{part}"
         obj["parentId"] = prev
         prev = obj["id"]
         if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:

@@ -333,6 +333,14 @@ def field_cases() -> list[Case]:
     def entry(eid: str, body: str) -> bytes:
         return _line(f'{{"id":"{eid}","parentId":"g5",{body}}}')
 
+    glued_assistant = _line(
+        '{"type":"message","id":"ga","parentId":"g5","message":{"role":"assistant",'
+        '"content":[{"type":"text","text":"} {\\"type\\": \\"x\\"}"}],"stopReason":"stop"}}'
+    )
+    compaction = _line(
+        '{"type":"compaction","id":"gc","parentId":"ga","summary":"s",'
+        '"firstKeptEntryId":"ga","tokensBefore":5}'
+    )
     numbers = ["1e999", "-1e999", "NaN", "Infinity", "-Infinity", WIDE, "-" + WIDE, "1e308"]
     out = [
         Case(
@@ -421,6 +429,35 @@ def field_cases() -> list[Case]:
                 _line('{"type":"compaction","summary":"s","firstKeptEntryIndex":NaN}'),
             ),
             ["00000002", "00000003", "00000004", "00000005"],
+        ),
+        Case(
+            "glued-message-and-compaction",
+            file_of(HEADER, *GOOD, glued_assistant + compaction + rec("gu", "gc")),
+            [*GOOD_IDS, "ga", "gc", "gu"],
+        ),
+        Case(
+            "glued-with-stubs-and-nan",
+            file_of(
+                HEADER,
+                *GOOD,
+                b'{"type":"message","id":"st'
+                + glued_assistant.replace(b'"stop"}', b'"stop","n":NaN}')
+                + b"  "
+                + compaction
+                + b'{"type":"label","id":"x","prNu'
+                + rec("gu", "gc"),
+            ),
+            [*GOOD_IDS, "ga", "gc", "gu"],
+        ),
+        Case(
+            "v1-glued",
+            file_of(
+                _line('{"type":"session","id":"v1","cwd":"/c"}'),
+                _line('{"type":"message","message":{"role":"user","content":"a"}}')
+                + _line('{"type":"message","message":{"role":"assistant","content":[]}}'),
+                _line('{"type":"compaction","summary":"s","firstKeptEntryIndex":2}'),
+            ),
+            ["00000002", "00000002-2", "00000003"],
         ),
     ]
     for i, n in enumerate(numbers):

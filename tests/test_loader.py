@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -61,6 +62,80 @@ def test_stub_glued_to_a_record_is_salvaged(make_session: MakeSession) -> None:
     assert "m5" in s.by_id
     assert s.by_id["m5"].parent_id == "e0000002"
     assert any(d.line == 4 and "cut-off record" in d.message for d in s.diagnostics)
+
+
+def test_glued_complete_records_are_all_kept(make_session: MakeSession) -> None:
+    """Real files hold a finished message directly followed by the next record (issue 13)."""
+    a = orjson.dumps(
+        msg("a1", "e0000002", "assistant", [{"type": "text", "text": 'done {"x": 1}'}], 5)
+    )
+    b = orjson.dumps(msg("u2", "a1", "user", "next", 6))
+    c = orjson.dumps(
+        {
+            "type": "compaction",
+            "id": "c1",
+            "parentId": "u2",
+            "timestamp": ts(7),
+            "summary": "s",
+            "firstKeptEntryId": "u2",
+            "tokensBefore": 10,
+        }
+    )
+    path = make_session([*chain(2), a + b, a.replace(b'"a1"', b'"a2"', 1) + b"  " + c])
+    s = load_session(path)
+    assert [e.id for e in s.entries] == ["e0000001", "e0000002", "a1", "u2", "a2", "c1"]
+    assert [e.line for e in s.entries][2:] == [4, 4, 5, 5]
+    notes = [str(d) for d in s.diagnostics]
+    assert notes == [
+        f"{path}:4: 2 records on one line; both kept",
+        f"{path}:5: 2 records on one line; both kept",
+    ]
+    assert accounted(s) == s.lines_read
+
+
+def test_stub_between_glued_records(make_session: MakeSession) -> None:
+    """Records, a cut-off stub, more records, and a stub at the end: every complete one kept,
+    in order, and the stubs named by column."""
+    recs = [orjson.dumps(msg(f"g{i}", None, "user", f"t{i}", i)) for i in range(4)]
+    stub = b'{"type":"message","id":"cut","message":{"role":"user","content":"x"},"pa'
+    line = recs[0] + recs[1] + stub + recs[2] + recs[3] + stub
+    s = load_session(make_session([line]))
+    assert [e.id for e in s.entries] == ["g0", "g1", "g2", "g3"]
+    [d] = s.diagnostics
+    column = len(recs[0] + recs[1] + stub) + 1
+    assert d.message == (
+        f"4 records on one line; all kept; cut-off record before column {column} skipped; "
+        f"cut-off record from column {len(line) - len(stub) + 1} to the end of the line skipped"
+    )
+
+
+def test_many_glued_records_are_read_once_each(
+    make_session: MakeSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linear: each record of a long glued line is parsed once, never the rest of the line
+    again for each record."""
+    from piexport import loader
+
+    calls = 0
+    real = loader._object_at
+
+    def counting(*args: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return real(*args)
+
+    monkeypatch.setattr(loader, "_object_at", counting)
+    n = 5000
+    line = b"".join(
+        orjson.dumps(msg(f"r{i}", f"r{i - 1}" if i else None, "user", "x", 1)) for i in range(n)
+    )
+    stubbed = b"".join(
+        b'{"type":"label","id":"x","prNu' + orjson.dumps(msg(f"s{i}", None, "user", "x", 1))
+        for i in range(n)
+    )
+    s = load_session(make_session([line, stubbed]))
+    assert len(s.entries) == 2 * n
+    assert calls <= 2 * n + 2 * n + 4
 
 
 def test_nul_run_costs_only_its_line(make_session: MakeSession) -> None:

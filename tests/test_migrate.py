@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import orjson
+
 from piexport import build_session_context, load_session
 from piexport.migrate import v1_entry_id
 
@@ -89,3 +91,19 @@ def test_v3_and_newer_are_left_alone(make_session: MakeSession) -> None:
 def test_headerless_file_without_ids_reads_as_v1(make_session: MakeSession) -> None:
     s = load_session(make_session([v1(1, "user", "a"), v1(2, "user", "b")], header=None))
     assert s.tree.path == [v1_entry_id(1), v1_entry_id(2)]
+
+
+def test_v1_glued_records_count_as_if_the_newline_were_there(make_session: MakeSession) -> None:
+    """Two records on one line (issue 13): firstKeptEntryIndex counts both, ids differ."""
+    comp = {"type": "compaction", "summary": "s", "tokensBefore": 9, "firstKeptEntryIndex": 3}
+    glued = orjson.dumps(v1(2, "assistant", "b")) + orjson.dumps(v1(3, "user", "c"))
+    s = load_session(
+        make_session([v1(1, "user", "a"), glued, v1(4, "user", "d"), comp], header=V1_HEADER)
+    )
+    ids = [e.id for e in s.entries]
+    assert ids == ["00000002", "00000003", "00000003-2", "00000004", "00000005"]
+    assert [e.parent_id for e in s.entries][1:] == ids[:-1]
+    c = s.entries[-1]
+    assert c.raw["firstKeptEntryId"] == "00000003-2"
+    msgs = build_session_context(s)["messages"]
+    assert [m.get("content") for m in msgs][1:] == ["c", "d"]
