@@ -201,8 +201,10 @@ def _salvage(
             Diagnostic(label, number, f"expected a JSON object, got {_kind(value)}; skipped")
         )
         return []
+    records: list[JSON] = []
+    notes: list[str] = []
     if isinstance(value, dict):
-        records, notes = [value], []
+        records = [value]
     else:
         del odd[:]
         records, notes = _split_records(text, odd)
@@ -287,7 +289,7 @@ def _split_records(text: str, odd: list[str]) -> tuple[list[JSON], list[str]]:
         cut.append(pos + 1)
         records.append(nxt[0])
         pos = nxt[1]
-    notes = []
+    notes: list[str] = []
     if len(records) > 1:
         notes.append(
             f"{len(records)} records on one line; {'both' if len(records) == 2 else 'all'} kept"
