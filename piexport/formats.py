@@ -12,7 +12,7 @@ from typing import Any
 from .context import build_session_context
 from .jsonutil import dumps
 from .model import JSON, Entry, Session, content_text
-from .outline import tool_call_summary
+from .outline import pair_tool_results, tool_call_summary
 from .summary import code_fence
 
 
@@ -21,7 +21,10 @@ def _details(summary: str, body: str) -> list[str]:
     return ["<details>", f"<summary>{safe}</summary>", "", body, "", "</details>", ""]
 
 
-def _entry_markdown(e: Entry, results: dict[str, Entry]) -> list[str]:
+Pairs = dict[tuple[str, str], Entry]
+
+
+def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
     msg = e.message
     if e.type == "message" and msg is not None:
         role = msg.get("role")
@@ -38,15 +41,16 @@ def _entry_markdown(e: Entry, results: dict[str, Entry]) -> list[str]:
                 elif block.get("type") == "thinking" and block.get("thinking"):
                     out += _details("Thinking", code_fence(str(block["thinking"])))
                 elif block.get("type") == "toolCall":
-                    out += _tool_markdown(block, results)
+                    cid = block.get("id")
+                    found = results.get((e.id, cid)) if isinstance(cid, str) else None
+                    out += _tool_markdown(block, found)
             if msg.get("stopReason") in ("error", "aborted", "length"):
                 out += [f"**Stopped: {msg.get('stopReason')}**", ""]
                 if msg.get("errorMessage"):
                     out += [code_fence(str(msg["errorMessage"])), ""]
             return out
         if role == "toolResult":
-            cid = msg.get("toolCallId")
-            if isinstance(cid, str) and results.get(cid) is e:
+            if e.id in shown:
                 return []  # shown with its call
             return _details(f"Result of {msg.get('toolName')}", code_fence(content_text(content)))
         if role == "bashExecution":
@@ -78,10 +82,8 @@ def _entry_markdown(e: Entry, results: dict[str, Entry]) -> list[str]:
     return []
 
 
-def _tool_markdown(block: JSON, results: dict[str, Entry]) -> list[str]:
+def _tool_markdown(block: JSON, result: Entry | None) -> list[str]:
     name, args = block.get("name"), block.get("arguments")
-    cid = block.get("id")
-    result = results.get(cid) if isinstance(cid, str) else None
     call = dumps(args) if name not in ("bash",) else str((args or {}).get("command", ""))
     body = code_fence(call, "bash" if name == "bash" else "json")
     if result is not None and result.message is not None:
@@ -94,19 +96,15 @@ def _tool_markdown(block: JSON, results: dict[str, Entry]) -> list[str]:
 
 def session_markdown(session: Session, leaf_id: str | None = None) -> str:
     """The conversation along the current path as Markdown."""
-    results: dict[str, Entry] = {}
-    for e in session.entries:
-        msg = e.message
-        if (
-            msg is not None
-            and msg.get("role") == "toolResult"
-            and isinstance(msg.get("toolCallId"), str)
-        ):
-            results.setdefault(msg["toolCallId"], e)
+    results = pair_tool_results(session)
+    path = session.path_entries(leaf_id)
+    on_path = {e.id for e in path}
+    # a result is shown with its call when that call is on this path, else on its own
+    shown = {r.id for (owner, _cid), r in results.items() if owner in on_path}
     title = session.name or (session.first_user_text() or "pi session").split("\n")[0][:80]
     lines = [f"# {title}", "", f"- Project: `{session.cwd}`", f"- Session: `{session.id}`", ""]
-    for e in session.path_entries(leaf_id):
-        lines += _entry_markdown(e, results)
+    for e in path:
+        lines += _entry_markdown(e, results, shown)
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -80,7 +80,12 @@ class Entry:
 
     @property
     def message(self) -> JSON | None:
-        """The AgentMessage of a ``message`` entry, or None when absent or not an object."""
+        """The AgentMessage of a ``message`` entry, or None when absent or not an object.
+
+        Only ``message`` entries have one: a ``custom`` or ``compaction`` entry that carries
+        a ``message`` field is not a message (its tool calls pair with no result)."""
+        if self.type != "message":
+            return None
         msg = self.raw.get("message")
         return msg if isinstance(msg, dict) else None
 

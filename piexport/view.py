@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from .context import build_session_context
 from .loader import gc_paused
 from .model import Entry, Session
-from .outline import entry_summary, tool_calls_by_id
+from .outline import entry_summary, pair_tool_results, tool_calls_by_id
 from .stats import Figures, file_figures, path_figures
 from .tree import Row, flatten
 
@@ -71,8 +71,8 @@ class SessionView:
     outline: list[OutlineRow]
     bookmarks: list[OutlineRow]
     """Labelled entries, in navigator order."""
-    results: dict[str, Entry]
-    """toolCall id → its toolResult entry."""
+    results: dict[tuple[str, str], Entry]
+    """(assistant entry id, toolCall id) → its toolResult entry (``outline.pair_tool_results``)."""
     paired_results: set[str]
     """Ids of toolResult entries shown next to their call."""
     on_path: set[str]
@@ -95,6 +95,10 @@ class SessionView:
     parent_href: str | None = None
     forks: list[tuple[str, str]] = field(default_factory=list)
 
+    def result_for(self, entry_id: str, call_id: Any) -> Entry | None:
+        """The result of one tool call of one assistant entry, if any."""
+        return self.results.get((entry_id, call_id)) if isinstance(call_id, str) else None
+
     @property
     def leaf_dom(self) -> str:
         leaf = self.session.tree.leaf_id
@@ -107,15 +111,9 @@ def build_view(
 ) -> SessionView:
     """Shape a loaded session for the template; pure, and linear in the number of entries."""
     tree = session.tree
-    results: dict[str, Entry] = {}
-    for e in session.entries:
-        msg = e.message
-        if msg is not None and msg.get("role") == "toolResult":
-            cid = msg.get("toolCallId")
-            if isinstance(cid, str) and cid not in results:
-                results[cid] = e
+    results = pair_tool_results(session)
     calls = tool_calls_by_id(session)
-    paired = {r.id for cid, r in results.items() if cid in calls}
+    paired = {r.id for r in results.values()}
     title = session.name or session.first_user_text() or "Untitled session"
     outline = [
         OutlineRow(
