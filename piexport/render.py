@@ -273,7 +273,7 @@ def entry_open(e: Entry, v: SessionView, s: Session, kind: str, role_label: str)
     """An entry's opening tag and header line (role, label, compaction mark, time, link):
     every entry has one, so it is built here rather than in a macro."""
     eid = e.id
-    dom = dom_id(eid)
+    dom = v.dom_of(eid)
     dim = " off-context" if eid in v.dimmed else ""
     head = [
         f'<article class="entry {escape_text(kind)}{dim}" id="{dom}" '
@@ -285,7 +285,7 @@ def entry_open(e: Entry, v: SessionView, s: Session, kind: str, role_label: str)
     c = v.out_of_context.get(eid)
     if c is not None:
         head.append(
-            f'    <a class="badge muted" href="#{dom_id(c)}" title="Summarised by this '
+            f'    <a class="badge muted" href="#{v.dom_of(c)}" title="Summarised by this '
             'compaction: the model did not see it afterwards">not in context after compaction '
             f"{v.compaction_no[c]}</a>\n"
         )

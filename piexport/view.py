@@ -19,17 +19,40 @@ from .outline import entry_summary, pair_tool_results, tool_calls_by_id
 from .stats import Figures, file_figures, path_figures
 from .tree import Row, flatten
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_.:~-]{1,64}$")
+_SAFE_ID = re.compile(r"^(?!x[0-9a-f]{12})[A-Za-z0-9_.:~-]{1,64}$")
+"""Ids shown as they are. One that starts like a hashed id (``x`` and 12 hex digits) is
+hashed too, so a plain id can never take the DOM id of a hashed one."""
 MAX_INDENT = 10
 """Navigator rows show at most this many levels of tree lines; deeper rows say how deep they
 are instead, so a tree branching thousands deep costs a line per row, not a page per row."""
 
 
 def dom_id(entry_id: str) -> str:
-    """``entry-<id>`` when the id is tame, else a stable hash: ids come from the file."""
+    """``entry-<id>`` when the id is tame, else a stable hash: ids come from the file.
+
+    A page uses ``SessionView.dom``, which is this unless two hashes collide."""
     if _SAFE_ID.match(entry_id):
         return f"entry-{entry_id}"
     return "entry-x" + hashlib.sha1(entry_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def dom_ids(session: Session) -> dict[str, str]:
+    """Entry id → DOM id, unique on the page: a hash that collides with an earlier entry's
+    (ids are chosen by whoever wrote the file) gets ``~2``, ``~3``… in file order. Plain ids
+    never collide (entry ids are unique and hashed ones look different), and no plain id
+    ends up like a hashed one with a suffix, as both start with ``x`` and 12 hex digits."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for e in session.entries:
+        dom = dom_id(e.id)
+        if dom in used:
+            n = 2
+            while f"{dom}~{n}" in used:
+                n += 1
+            dom = f"{dom}~{n}"
+        used.add(dom)
+        out[e.id] = dom
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +99,8 @@ class SessionView:
     paired_results: set[str]
     """Ids of toolResult entries shown next to their call."""
     on_path: set[str]
+    dom: dict[str, str]
+    """Entry id → its DOM id (``dom_ids``: unique on the page)."""
     parent_dom: dict[str, str]
     """Entry id → DOM id of its parent ("" for a root): the page's script walks paths with it."""
     out_of_context: dict[str, str]
@@ -95,6 +120,9 @@ class SessionView:
     parent_href: str | None = None
     forks: list[tuple[str, str]] = field(default_factory=list)
 
+    def dom_of(self, entry_id: str) -> str:
+        return self.dom.get(entry_id) or dom_id(entry_id)
+
     def result_for(self, entry_id: str, call_id: Any) -> Entry | None:
         """The result of one tool call of one assistant entry, if any."""
         return self.results.get((entry_id, call_id)) if isinstance(call_id, str) else None
@@ -102,7 +130,7 @@ class SessionView:
     @property
     def leaf_dom(self) -> str:
         leaf = self.session.tree.leaf_id
-        return dom_id(leaf) if leaf is not None else ""
+        return self.dom_of(leaf) if leaf is not None else ""
 
 
 @gc_paused()
@@ -115,10 +143,11 @@ def build_view(
     calls = tool_calls_by_id(session)
     paired = {r.id for r in results.values()}
     title = session.name or session.first_user_text() or "Untitled session"
+    doms = dom_ids(session)
     outline = [
         OutlineRow(
             id=row.id,
-            dom=dom_id(row.id),
+            dom=doms[row.id],
             prefix=_prefix(row),
             on_path=row.on_path,
             label=session.labels.get(row.id),
@@ -138,8 +167,9 @@ def build_view(
         results=results,
         paired_results=paired,
         on_path=set(tree.path),
+        dom=doms,
         parent_dom={
-            e.id: dom_id(p) if (p := tree.parent.get(e.id)) is not None else ""
+            e.id: doms[p] if (p := tree.parent.get(e.id)) is not None else ""
             for e in session.entries
         },
         out_of_context=out_of_context,

@@ -6,6 +6,7 @@ them must come out of the loader, and onto the page, exactly once.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import orjson
@@ -429,6 +430,22 @@ def field_cases() -> list[Case]:
                 _line('{"type":"compaction","summary":"s","firstKeptEntryIndex":NaN}'),
             ),
             ["00000002", "00000003", "00000004", "00000005"],
+        ),
+        Case(
+            "id-shaped-like-a-hash",
+            file_of(
+                HEADER,
+                *GOOD,
+                rec("x" + hashlib.sha1(b"odd id").hexdigest()[:12], "g5"),
+                rec("odd id", "g5"),
+                rec("x" + hashlib.sha1(b"odd id").hexdigest()[:12] + "~2", "g5"),
+            ),
+            [
+                *GOOD_IDS,
+                "x" + hashlib.sha1(b"odd id").hexdigest()[:12],
+                "odd id",
+                "x" + hashlib.sha1(b"odd id").hexdigest()[:12] + "~2",
+            ],
         ),
         Case(
             "glued-message-and-compaction",

@@ -3,8 +3,10 @@ place, and every field a reader could need reaches the page."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
+import pytest
 from bs4 import BeautifulSoup
 
 from piexport import load_session
@@ -85,3 +87,50 @@ def test_calls_with_repeated_ids_each_keep_their_result(make_session: MakeSessio
         assert article in result.parents
         assert text in result.get_text()
     assert md.index("cmd-a1") < md.index("FIRST-OUT") < md.index("cmd-a2") < md.index("SECOND-OUT")
+
+
+def _all_ids_unique(soup: BeautifulSoup) -> None:
+    ids = [t["id"] for t in soup.find_all(id=True)]
+    assert len(ids) == len(set(ids))
+
+
+def test_an_id_shaped_like_a_hash_never_takes_another_entrys_dom_id(
+    make_session: MakeSession,
+) -> None:
+    odd = "odd id with spaces"
+    impostor = dom_id(odd).removeprefix("entry-")  # "x" + 12 hex digits
+    _session, soup, _md = _page(
+        make_session,
+        [msg(impostor, None, "user", "IMPOSTOR", 1), msg(odd, impostor, "user", "REAL", 2)],
+    )
+    _all_ids_unique(soup)
+    for eid, text in ((odd, "REAL"), (impostor, "IMPOSTOR")):
+        [article] = soup.find_all(attrs={"data-entry-id": eid})
+        link = article.select_one("a.deeplink")["href"]
+        assert link == "#" + article["id"]
+        assert text in soup.find(id=link[1:]).get_text()
+
+
+def test_colliding_hashes_get_distinct_dom_ids(
+    make_session: MakeSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twelve hex digits of a hash can be made to collide on purpose: the page still gives
+    every entry its own DOM id, in file order, and every link and parent points right."""
+    from piexport import view
+
+    same = hashlib.sha1(b"same")
+    monkeypatch.setattr(view.hashlib, "sha1", lambda _b: same.copy())
+    ids = ["a b", "c d", "e f"]
+    _session, soup, _md = _page(
+        make_session,
+        [
+            msg(ids[0], None, "user", "one", 1),
+            msg(ids[1], ids[0], "user", "two", 2),
+            msg(ids[2], ids[1], "user", "three", 3),
+        ],
+    )
+    _all_ids_unique(soup)
+    doms = [soup.find(attrs={"data-entry-id": e})["id"] for e in ids]
+    assert doms[1] == doms[0] + "~2" and doms[2] == doms[0] + "~3"
+    assert soup.find(attrs={"data-entry-id": ids[2]})["data-parent"] == doms[1]
+    assert soup.find("main")["data-leaf"] == doms[2]
