@@ -39,15 +39,23 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
                 if block.get("type") == "text":
                     out += [str(block.get("text", "")), ""]
                 elif block.get("type") == "thinking" and block.get("thinking"):
-                    out += _details("Thinking", code_fence(str(block["thinking"])))
+                    what = (
+                        "Thinking (marked redacted by the provider)"
+                        if block.get("redacted")
+                        else "Thinking"
+                    )
+                    out += _details(what, code_fence(str(block["thinking"])))
                 elif block.get("type") == "toolCall":
                     cid = block.get("id")
                     found = results.get((e.id, cid)) if isinstance(cid, str) else None
                     out += _tool_markdown(block, found)
-            if msg.get("stopReason") in ("error", "aborted", "length"):
-                out += [f"**Stopped: {msg.get('stopReason')}**", ""]
-                if msg.get("errorMessage"):
-                    out += [code_fence(str(msg["errorMessage"])), ""]
+            stop = msg.get("stopReason")
+            if stop == "length":
+                out += ["**Stopped: length** (cut off by the output length limit)", ""]
+            elif stop in ("error", "aborted"):
+                out += [f"**Stopped: {stop}**", ""]
+            if msg.get("errorMessage"):
+                out += [code_fence(str(msg["errorMessage"])), ""]
             return out
         if role == "toolResult":
             if e.id in shown:
@@ -84,8 +92,14 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
 
 def _tool_markdown(block: JSON, result: Entry | None) -> list[str]:
     name, args = block.get("name"), block.get("arguments")
-    call = dumps(args) if name not in ("bash",) else str((args or {}).get("command", ""))
-    body = code_fence(call, "bash" if name == "bash" else "json")
+    if name == "bash" and isinstance(args, dict):
+        call = str(args.get("command", ""))
+    else:
+        call = dumps(args)
+    body = code_fence(call, "bash" if name == "bash" and isinstance(args, dict) else "json")
+    if block.get("partialJson"):
+        partial = str(block["partialJson"])
+        body += "\n\nArguments as far as they were streamed:\n\n" + code_fence(partial, "json")
     if result is not None and result.message is not None:
         error = " (error)" if result.message.get("isError") is True else ""
         body += f"\n\nResult{error}:\n\n" + code_fence(content_text(result.message.get("content")))
@@ -101,7 +115,7 @@ def session_markdown(session: Session, leaf_id: str | None = None) -> str:
     on_path = {e.id for e in path}
     # a result is shown with its call when that call is on this path, else on its own
     shown = {r.id for (owner, _cid), r in results.items() if owner in on_path}
-    title = session.name or (session.first_user_text() or "pi session").split("\n")[0][:80]
+    title = session.title or "pi session"
     lines = [f"# {title}", "", f"- Project: `{session.cwd}`", f"- Session: `{session.id}`", ""]
     for e in path:
         lines += _entry_markdown(e, results, shown)

@@ -173,6 +173,15 @@ class Session:
             return []
         return [self.by_id[i] for i in self.tree.path_to(leaf)]
 
+    @property
+    def title(self) -> str | None:
+        """What pages and indexes call the session: its name, else the first line of the
+        first user message, cut near ``TITLE_CHARS`` on a word boundary."""
+        if self.name:
+            return " ".join(self.name.split())
+        first = self.first_user_text()
+        return short_title(first) if first else None
+
     def first_user_text(self) -> str | None:
         """Text of the first user message in the file, the fallback title pi uses."""
         for e in self.entries:
@@ -194,3 +203,20 @@ def content_text(content: Any) -> str:
             if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
         )
     return ""
+
+
+TITLE_CHARS = 100
+
+
+def short_title(text: str, limit: int = TITLE_CHARS) -> str:
+    """The first non-blank line of ``text``, spaces collapsed, cut at a word boundary
+    near ``limit`` characters (with "…"); a word longer than that is cut inside."""
+    line = next((ln for ln in text.split("\n") if ln.strip()), "")
+    flat = " ".join(line.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"

@@ -44,6 +44,7 @@ from .view import (
     diff_rows,
     dom_id,
     grep_groups,
+    other_fields,
     split_exit,
     split_notice,
 )
@@ -210,6 +211,7 @@ def make_env() -> jinja2.Environment:
         grep_list=grep_list,
         path_list=path_list,
         usage_line=usage_line,
+        other_fields=other_fields,
         version=__version__,
     )
     return env

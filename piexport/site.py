@@ -136,11 +136,11 @@ def session_summary(session: Session, source: Path) -> JSON:
     started = timestamp_ms(header.timestamp) if header else None
     first = started if started is not None else fig.first_ms
     last = fig.last_ms if fig.last_ms is not None else first
-    title = session.name or session.first_user_text() or "(no messages)"
+    title = session.title or "(no messages)"
     return {
         "id": session.id,
         "name": session.name,
-        "title": " ".join(title.split())[:300],
+        "title": title[:300],
         "cwd": session.cwd,
         "file": source.name,
         "parentSession": header.parent_session if header else None,

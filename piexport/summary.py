@@ -115,7 +115,7 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
         ),
         "",
     )
-    title = session.name or _trim(asked, 80) or "pi session"
+    title = session.title or "pi session"
     duration = data["session"]["durationSeconds"]
     lines = [f"### pi session: {_cell(' '.join(title.split()))}", ""]
     if link and _link_ok(link):

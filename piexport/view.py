@@ -142,7 +142,7 @@ def build_view(
     results = pair_tool_results(session)
     calls = tool_calls_by_id(session)
     paired = {r.id for r in results.values()}
-    title = session.name or session.first_user_text() or "Untitled session"
+    title = session.title or "Untitled session"
     doms = dom_ids(session)
     outline = [
         OutlineRow(
@@ -160,7 +160,7 @@ def build_view(
     out_of_context, dimmed, numbers = _compactions(session)
     return SessionView(
         session=session,
-        title=" ".join(title.split())[:200],
+        title=title[:200],
         events=_events(session),
         outline=outline,
         bookmarks=[r for r in outline if r.label],
@@ -316,6 +316,101 @@ def _compactions(session: Session) -> tuple[dict[str, str], set[str], dict[str, 
             if cid in on_path:
                 dimmed.add(pid)
     return out, dimmed, numbers
+
+
+_ENTRY_KEYS = frozenset({"type", "id", "parentId", "timestamp"})
+_TYPE_KEYS: dict[str, frozenset[str]] = {
+    "message": frozenset({"message"}),
+    "compaction": frozenset({"summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"}),
+    "branch_summary": frozenset({"fromId", "summary", "details", "fromHook"}),
+    "custom": frozenset({"customType", "data"}),
+    "custom_message": frozenset({"customType", "content", "display", "details"}),
+    "label": frozenset({"targetId", "label"}),
+    "session_info": frozenset({"name"}),
+    "model_change": frozenset({"provider", "modelId"}),
+    "thinking_level_change": frozenset({"thinkingLevel"}),
+}
+_ROLE_KEYS: dict[str, frozenset[str]] = {
+    "user": frozenset({"role", "content", "timestamp"}),
+    "assistant": frozenset(
+        {
+            "role",
+            "content",
+            "api",
+            "provider",
+            "model",
+            "usage",
+            "stopReason",
+            "errorMessage",
+            "timestamp",
+        }
+    ),
+    "toolResult": frozenset(
+        {"role", "toolCallId", "toolName", "content", "details", "isError", "timestamp"}
+    ),
+    "bashExecution": frozenset(
+        {
+            "role",
+            "command",
+            "output",
+            "exitCode",
+            "cancelled",
+            "truncated",
+            "fullOutputPath",
+            "excludeFromContext",
+            "timestamp",
+        }
+    ),
+    "custom": frozenset({"role", "customType", "content", "display", "details", "timestamp"}),
+    "branchSummary": frozenset({"role", "summary", "fromId", "timestamp"}),
+    "compactionSummary": frozenset({"role", "summary", "tokensBefore", "timestamp"}),
+}
+# signatures are opaque provider tokens (long base64), not something a reader can use
+_BLOCK_KEYS: dict[str, frozenset[str]] = {
+    "text": frozenset({"type", "text", "textSignature"}),
+    "thinking": frozenset(
+        {"type", "thinking", "thinkingSignature", "thoughtSignature", "redacted"}
+    ),
+    "toolCall": frozenset({"type", "id", "name", "arguments", "thoughtSignature", "partialJson"}),
+    "image": frozenset({"type", "data", "mimeType"}),
+}
+_FILE_LISTS = frozenset({"readFiles", "modifiedFiles"})
+
+
+def other_fields(entry: Entry) -> dict[str, Any]:
+    """The fields of an entry the page does not show in its own way (a newer pi's, an
+    extension's), by where they sit (``message.x``, ``message.content[2].y``), so they can
+    be shown raw instead of dropped. Entries of unknown types and roles are shown raw whole
+    and have none."""
+    raw = entry.raw
+    known = _TYPE_KEYS.get(entry.type)
+    if known is None:
+        return {}
+    out: dict[str, Any] = {k: v for k, v in raw.items() if k not in _ENTRY_KEYS and k not in known}
+    details = raw.get("details")
+    files_only = isinstance(details, dict) and details.keys() <= _FILE_LISTS
+    if entry.type in ("compaction", "branch_summary") and details is not None and not files_only:
+        out["details"] = details
+    msg = entry.message
+    if msg is None:
+        return out
+    role_keys = _ROLE_KEYS.get(msg.get("role"))  # type: ignore[arg-type]
+    if role_keys is None:
+        return out
+    for k, v in msg.items():
+        if k not in role_keys:
+            out[f"message.{k}"] = v
+    content = msg.get("content")
+    for i, block in enumerate(content if isinstance(content, list) else ()):
+        if not isinstance(block, dict):
+            continue
+        block_keys = _BLOCK_KEYS.get(block.get("type"))  # type: ignore[arg-type]
+        if block_keys is None:
+            continue  # shown raw already
+        for k, v in block.items():
+            if k not in block_keys:
+                out[f"message.content[{i}].{k}"] = v
+    return out
 
 
 def diff_rows(diff: str) -> list[tuple[str, str, str]]:
