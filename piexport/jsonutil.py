@@ -44,6 +44,41 @@ class OddNumber(float):
         return (OddNumber, (self.text,))
 
 
+class DeepJSON(str):
+    """A part of a record nested deeper than ``MAX_DEPTH``, kept as its JSON text: shown as
+    that text, written back into JSON output as the structure it was. Past that depth,
+    Python's own ``repr`` and recursion limits would crash whatever touches the value."""
+
+    __slots__ = ()
+
+
+MAX_DEPTH = 100
+"""Levels of nesting kept as objects and arrays; deeper parts become :class:`DeepJSON`."""
+
+
+def cap_depth(root: dict[str, Any]) -> bool:
+    """Replace, in place, every non-empty object or array ``MAX_DEPTH`` levels down with its
+    JSON text; True when anything was replaced. Iterative, so any depth is safe."""
+    changed = False
+    stack: list[tuple[Any, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in list(items):
+            if isinstance(value, (dict, list)) and value:
+                if depth + 1 >= MAX_DEPTH:
+                    node[key] = DeepJSON(dumps(value, indent=False))
+                    changed = True
+                else:
+                    stack.append((value, depth + 1))
+    return changed
+
+
+def may_nest_deeply(raw: bytes) -> bool:
+    """Cheap necessary condition for a line to nest ``MAX_DEPTH`` levels: enough brackets."""
+    return raw.count(b"[") + raw.count(b"{") >= MAX_DEPTH
+
+
 INT64 = 2**63
 """Counts at or past this are out of range: no tool writes them, and sums must stay exact."""
 
@@ -62,6 +97,10 @@ def finite_number(value: Any) -> float | int | None:
 def _default(value: Any) -> Any:
     if isinstance(value, OddNumber):
         return value.text
+    if isinstance(value, DeepJSON):
+        return orjson.Fragment(str.__str__(value))
+    if isinstance(value, str):
+        return str.__str__(value)
     raise TypeError
 
 
@@ -70,12 +109,15 @@ def dumps(value: Any, *, indent: bool = True) -> str:
     64-bit integers or 255 levels of nesting, a plain writer with no depth limit."""
     try:
         opts = orjson.OPT_INDENT_2 if indent else 0
+        opts |= orjson.OPT_PASSTHROUGH_SUBCLASS
         return orjson.dumps(value, default=_default, option=opts).decode()
     except TypeError:
         return _dumps_any(value, indent)
 
 
 def _scalar(value: Any) -> str:
+    if isinstance(value, DeepJSON):
+        return str.__str__(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if value is None or isinstance(value, bool):

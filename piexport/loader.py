@@ -21,7 +21,7 @@ from typing import IO, Any
 import orjson
 
 from .errors import InputError
-from .jsonutil import OddNumber, dumps, finite_number
+from .jsonutil import MAX_DEPTH, OddNumber, cap_depth, dumps, finite_number, may_nest_deeply
 from .migrate import CURRENT_VERSION, migrate
 from .model import JSON, Diagnostic, Entry, Session, SessionHeader
 from .tree import build_tree, resolve_labels, resolve_name, timestamp_ms
@@ -99,7 +99,17 @@ def _load(stream: IO[bytes], label: str, max_line_bytes: int) -> Session:
         if not raw.strip():
             continue
         nonblank += 1
+        deep = may_nest_deeply(raw)
         for obj in _parse_line(raw, number, label, diags, terminated):
+            if deep and cap_depth(obj):
+                diags.append(
+                    Diagnostic(
+                        label,
+                        number,
+                        f"nested more than {MAX_DEPTH} levels deep: the deeper part is "
+                        "shown as JSON text",
+                    )
+                )
             parsed.append(_Parsed(number, obj))
 
     if not parsed:

@@ -60,7 +60,7 @@ def failures(
     """Which of the ``--fail-on`` conditions the current path shows."""
     entries = session.path_entries(leaf_id)
     found = []
-    stops = {(e.message or {}).get("stopReason") for e in entries if e.role == "assistant"}
+    stops = [(e.message or {}).get("stopReason") for e in entries if e.role == "assistant"]
     if "tool-error" in conditions and compute_figures(entries).tool_errors:
         found.append("tool-error")
     for stop in ("error", "aborted"):

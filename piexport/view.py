@@ -394,7 +394,8 @@ def other_fields(entry: Entry) -> dict[str, Any]:
     msg = entry.message
     if msg is None:
         return out
-    role_keys = _ROLE_KEYS.get(msg.get("role"))  # type: ignore[arg-type]
+    role = msg.get("role")
+    role_keys = _ROLE_KEYS.get(role) if isinstance(role, str) else None
     if role_keys is None:
         return out
     for k, v in msg.items():
@@ -404,7 +405,8 @@ def other_fields(entry: Entry) -> dict[str, Any]:
     for i, block in enumerate(content if isinstance(content, list) else ()):
         if not isinstance(block, dict):
             continue
-        block_keys = _BLOCK_KEYS.get(block.get("type"))  # type: ignore[arg-type]
+        kind = block.get("type")
+        block_keys = _BLOCK_KEYS.get(kind) if isinstance(kind, str) else None
         if block_keys is None:
             continue  # shown raw already
         for k, v in block.items():

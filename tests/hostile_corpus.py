@@ -432,6 +432,40 @@ def field_cases() -> list[Case]:
             ["00000002", "00000003", "00000004", "00000005"],
         ),
         Case(
+            "real-world-turn-shapes",
+            file_of(
+                HEADER,
+                *GOOD,
+                *(
+                    _line(
+                        f'{{"type":"message","id":"f{i}","parentId":"{"g5" if i == 0 else f"f{i - 1}"}",'
+                        '"message":{"role":"assistant","content":[],"stopReason":"error",'
+                        f'"errorMessage":"overloaded {i}",'
+                        '"usage":{"input":0,"output":0,"reasoning":0,"cacheWrite1h":0}}}'
+                    )
+                    for i in range(3)
+                ),
+                _line(
+                    '{"type":"message","id":"rw","parentId":"f2","message":{"role":"assistant",'
+                    '"content":[{"type":"thinking","thinking":"t","redacted":true,'
+                    '"thinkingSignature":"c2ln"},{"type":"toolCall","id":"n1","name":"bash",'
+                    '"arguments":null},{"type":"toolCall","id":"n2","name":"edit","arguments":{},'
+                    '"partialJson":"{\\"path\\": \\"a","thoughtSignature":"c2ln"},'
+                    '{"type":"toolCall","id":"n3","name":"x","arguments":null}],'
+                    '"stopReason":"length","errorMessage":"also this","usage":{"input":5,'
+                    '"output":6,"reasoning":3,"cacheWrite1h":2,"cost":{"total":0}}}}'
+                ),
+                result("n1", "rw", "bash"),
+                _line(
+                    '{"type":"custom","id":"cm","parentId":"n1r","customType":"c","data":{},'
+                    '"message":{"role":"assistant","content":[{"type":"toolCall","id":"n9",'
+                    '"name":"bash","arguments":{"command":"ls"}}]}}'
+                ),
+                result("n9", "cm", "bash"),
+            ),
+            [*GOOD_IDS, "f0", "f1", "f2", "rw", "n1r", "cm", "n9r"],
+        ),
+        Case(
             "id-shaped-like-a-hash",
             file_of(
                 HEADER,
@@ -477,6 +511,62 @@ def field_cases() -> list[Case]:
             ["00000002", "00000002-2", "00000003"],
         ),
     ]
+    for depth in (300, 900, 1010):
+        d = _nest(depth, '"deep"')
+        out.append(
+            Case(
+                f"nesting-{depth}-in-every-field",
+                file_of(
+                    HEADER,
+                    *GOOD,
+                    call(f"nb{depth}", "bash", f'{{"command":{d},"timeout":{d}}}'),
+                    result(f"nb{depth}", f"nb{depth}", "bash", f',"details":{d}'),
+                    call(f"nr{depth}", "read", f'{{"path":{d},"offset":{d},"limit":{d}}}'),
+                    result(f"nr{depth}", f"nr{depth}", "read"),
+                    call(f"ne{depth}", "edit", f'{{"path":"a","edits":{d},"oldText":{d}}}'),
+                    call(f"nw{depth}", "write", f'{{"path":"a","content":{d}}}'),
+                    call(f"ng{depth}", "grep", f'{{"pattern":{d},"path":{d}}}'),
+                    entry(
+                        f"nu{depth}", f'"type":"message","message":{{"role":"user","content":{d}}}'
+                    ),
+                    entry(
+                        f"nt{depth}",
+                        '"type":"message","message":{"role":"assistant","content":'
+                        '[{"type":"text","text":{0}},{"type":"thinking","thinking":{0}}],'
+                        '"usage":{0},"stopReason":{0},"errorMessage":{0},"model":{0}}'.replace(
+                            "{0}", d
+                        ),
+                    ),
+                    entry(
+                        f"nc{depth}",
+                        f'"type":"compaction","summary":{d},"firstKeptEntryId":{d},"details":{d}',
+                    ),
+                    entry(f"ns{depth}", f'"type":"branch_summary","summary":{d},"fromId":{d}'),
+                    entry(f"nm{depth}", f'"type":"model_change","provider":{d},"modelId":{d}'),
+                    entry(f"nk{depth}", f'"type":"thinking_level_change","thinkingLevel":{d}'),
+                    entry(f"ni{depth}", f'"type":"session_info","name":{d}'),
+                    entry(f"nl{depth}", f'"type":"label","targetId":{d},"label":{d}'),
+                    entry(
+                        f"nx{depth}",
+                        f'"type":"custom_message","customType":{d},"content":{d},"display":true',
+                    ),
+                    entry(
+                        f"ny{depth}",
+                        '"type":"message","message":{"role":"bashExecution","command":{0},"output":{0},'
+                        '"exitCode":{0},"fullOutputPath":{0},"truncated":true}'.replace("{0}", d),
+                    ),
+                    entry(f"nz{depth}", f'"type":"message","message":{{"role":{d},"content":{d}}}'),
+                ),
+                [
+                    *GOOD_IDS,
+                    *(f"n{k}{depth}" for k in "bwgutcsmkilxyz"),
+                    f"nr{depth}",
+                    f"ne{depth}",
+                    f"nb{depth}r",
+                    f"nr{depth}r",
+                ],
+            )
+        )
     for i, n in enumerate(numbers):
         usage = (
             '{"input":%s,"output":%s,"cacheRead":%s,"cacheWrite":%s,"totalTokens":%s,'

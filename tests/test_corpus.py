@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import traceback
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -15,6 +17,7 @@ from piexport.cli import cli
 from piexport.render import render_session
 from piexport.view import build_view, dom_id
 
+from .conftest import sample_files
 from .hostile_corpus import Case, cases
 from .test_loader import accounted
 from .test_render import static_checks
@@ -86,5 +89,65 @@ def test_corpus_file_every_command(case: Case, tmp_path: Path) -> None:
         )
         assert result.exit_code in (0, 1), (args, result.output)
         if "json" in args or args == ["context"]:
-            orjson.loads(result.stdout)
-            json.loads(result.stdout, parse_constant=_no_constants)
+            orjson.loads(result.stdout)  # strict: no NaN, no Infinity, no 1e999
+            with contextlib.suppress(RecursionError):  # the file's own depth, given back
+                json.loads(result.stdout, parse_constant=_no_constants)
+
+
+_KEEP = frozenset({"type", "role", "id", "parentId", "toolCallId", "targetId"})
+"""Keys left alone so the page takes every branch it would for the real file."""
+_HOSTILE_LEAVES = [
+    "1e999",
+    "-1e999",
+    "NaN",
+    "Infinity",
+    "123456789012345678901234567890",
+    "-0.0",
+    "1e308",
+    "true",
+    "null",
+    '""',
+    "[]",
+    "{}",
+    '[{"type":"text","text":"x"},{"type":"toolCall"},7]',
+    "[" * 900 + "1" + "]" * 900,
+    '{"a":' * 300 + "1" + "}" * 300,
+]
+_RICH_SAMPLES = ("0196202a", "0196f5fc")
+
+
+def _replace_leaves(line: bytes, token: bytes) -> bytes:
+    """Every scalar of a record (but its structural keys) replaced by ``token``."""
+    marker = "\x00HOSTILE\x00"
+
+    def walk(node: Any, key: str | None) -> Any:
+        if isinstance(node, dict):
+            return {k: v if k in _KEEP else walk(v, k) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v, key) for v in node]
+        return marker
+
+    obj = orjson.loads(line)
+    if obj.get("type") == "session":
+        return line
+    return orjson.dumps(walk(obj, None)).replace(orjson.dumps(marker), token)
+
+
+@pytest.mark.parametrize("token", _HOSTILE_LEAVES, ids=lambda t: t[:20])
+def test_every_field_of_a_real_session_replaced(token: str, tmp_path: Path) -> None:
+    """Each real sample with every field (ids, types and roles aside) set to one hostile
+    value: no command crashes and JSON stays strict."""
+    runner = CliRunner()
+    for pick in _RICH_SAMPLES:
+        source = next(p for p in sample_files() if pick in p.name)
+        lines = [ln for ln in source.read_bytes().split(b"\n") if ln.strip()]
+        path = tmp_path / f"{pick}.jsonl"
+        path.write_bytes(b"\n".join(_replace_leaves(ln, token.encode()) for ln in lines) + b"\n")
+        for args in COMMANDS:
+            result = runner.invoke(cli, [*args, str(path)], catch_exceptions=True)
+            assert result.exception is None or isinstance(result.exception, SystemExit), (
+                args,
+                "".join(traceback.format_exception(result.exception)),
+            )
+            if "json" in args or args == ["context"]:
+                orjson.loads(result.stdout)

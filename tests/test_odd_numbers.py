@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from piexport import load_session
 from piexport.cli import cli
-from piexport.jsonutil import OddNumber, dumps
+from piexport.jsonutil import MAX_DEPTH, OddNumber, dumps
 from piexport.outline import render_tree_text
 from piexport.render import render_session
 from piexport.stats import file_figures
@@ -146,3 +146,27 @@ def test_dumps_matches_orjson_layout() -> None:
         [value, 1], option=orjson.OPT_INDENT_2
     ).decode().replace("\n  1\n", f"\n  {WIDE}\n")
     assert dumps([value, WIDE], indent=False) == f"[{orjson.dumps(value).decode()},{WIDE}]"
+
+
+def test_nesting_past_the_cap_is_kept_as_json_text(make_session: MakeSession) -> None:
+    """Past ``MAX_DEPTH`` levels a value is held as its JSON text: commands can show it
+    (Python's repr would overflow), and JSON output gives back the very structure."""
+    deep = "[" * 1010 + '"bottom"' + "]" * 1010
+    path = make_session(
+        [
+            msg("u1", None, "user", "hi", 1),
+            f'{{"type":"message","id":"a1","parentId":"u1","message":{{"role":"assistant",'
+            f'"content":[{{"type":"toolCall","id":"c","name":"bash","arguments":{{"command":'
+            f'{deep}}}}}],"stopReason":{deep}}}}}'.encode(),
+        ]
+    )
+    session = load_session(path)
+    assert any(f"nested more than {MAX_DEPTH} levels" in d.message for d in session.diagnostics)
+    assert "[bash: [[[" in render_tree_text(session)
+    assert "bottom" in render_session(session)
+    out = CliRunner().invoke(cli, ["render", "--format", "json", "-o", "-", str(path)]).stdout
+    data = orjson.loads(out)
+    command = data["entries"][-1]["message"]["content"][0]["arguments"]["command"]
+    for _ in range(1010):
+        [command] = command
+    assert command == "bottom"
