@@ -22,8 +22,15 @@ def strip_ansi(text: str) -> str:
     return _ESCAPES.sub("", text)
 
 
+def _code(param: str) -> int:
+    if not param.isdigit():
+        return 0
+    return int(param) if len(param) <= 9 else -1
+
+
 def _classes(params: str, state: dict[str, str]) -> None:
-    codes = [int(p) if p.isdigit() else 0 for p in params.split(";")] if params else [0]
+    # a parameter too long to be any code is ignored (-1): int() refuses 4,300+ digits
+    codes = [_code(p) for p in params.split(";")] if params else [0]
     i = 0
     while i < len(codes):
         c = codes[i]

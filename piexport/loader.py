@@ -358,6 +358,7 @@ def _fix_str(s: str) -> str:
     return s
 
 
+_MAX_INT_DIGITS = 4000
 _MAYBE_WIDE_INT = re.compile(rb"[0-9]{19}")
 """A run of digits an integer past 64 bits needs (orjson reads those as floats)."""
 
@@ -382,7 +383,11 @@ def _decoder(odd: list[str]) -> json.JSONDecoder:
         value = float(text)
         return value if math.isfinite(value) else odd_number(text)
 
-    return json.JSONDecoder(parse_float=number, parse_constant=odd_number)
+    def integer(text: str) -> int | float:
+        # Python refuses to convert (and to print) integers past 4,300 digits
+        return int(text) if len(text) <= _MAX_INT_DIGITS else odd_number(text)
+
+    return json.JSONDecoder(parse_float=number, parse_int=integer, parse_constant=odd_number)
 
 
 def _odd_note(odd: list[str]) -> str:

@@ -342,7 +342,18 @@ def field_cases() -> list[Case]:
         '{"type":"compaction","id":"gc","parentId":"ga","summary":"s",'
         '"firstKeptEntryId":"ga","tokensBefore":5}'
     )
-    numbers = ["1e999", "-1e999", "NaN", "Infinity", "-Infinity", WIDE, "-" + WIDE, "1e308"]
+    numbers = [
+        "1e999",
+        "-1e999",
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        WIDE,
+        "-" + WIDE,
+        "1e308",
+        "9" * 5000,  # past the 4,300 digits Python converts
+        "1" + "0" * 400 + ".5",
+    ]
     out = [
         Case(
             "label-300-deep",
@@ -466,6 +477,20 @@ def field_cases() -> list[Case]:
             [*GOOD_IDS, "f0", "f1", "f2", "rw", "n1r", "cm", "n9r"],
         ),
         Case(
+            "ansi-parameter-of-5000-digits",
+            file_of(
+                HEADER,
+                *GOOD,
+                call("an", "bash", '{"command":"ls"}'),
+                _line(
+                    '{"type":"message","id":"anr","parentId":"an","message":{"role":"toolResult",'
+                    '"toolCallId":"call-an","toolName":"bash","content":[{"type":"text","text":'
+                    '"\\u001b[' + "9" * 5000 + ";38;5;" + "7" * 5000 + 'mred\\u001b[0m"}]}}'
+                ),
+            ),
+            [*GOOD_IDS, "an", "anr"],
+        ),
+        Case(
             "id-shaped-like-a-hash",
             file_of(
                 HEADER,
@@ -574,7 +599,7 @@ def field_cases() -> list[Case]:
         )
         out.append(
             Case(
-                f"number-{n}-everywhere",
+                f"number-{n if len(n) <= 32 else n[:8] + f'…{len(n)}-chars'}-everywhere",
                 file_of(
                     HEADER,
                     *GOOD,
