@@ -359,8 +359,9 @@ def _fix_str(s: str) -> str:
 
 
 _MAX_INT_DIGITS = 4000
-_MAYBE_WIDE_INT = re.compile(rb"[0-9]{19}")
-"""A run of digits an integer past 64 bits needs (orjson reads those as floats)."""
+_MAYBE_WIDE_INT = re.compile(rb"[:,\[]\s*-?[0-9]{19}")
+"""Where a value of 19 or more digits starts: an integer past 64 bits needs them (orjson
+reads those as floats). Digits inside strings rarely follow ``:``, ``,`` or ``[``."""
 
 
 def loads_exact(text: str | bytes, odd: list[str] | None = None) -> Any:

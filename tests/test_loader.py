@@ -8,6 +8,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from piexport import InputError, load_session
 from piexport.model import Session
@@ -381,3 +383,35 @@ def test_sample_sessions_load_and_only_the_damaged_one_complains() -> None:
             assert len(s.diagnostics) == 6
         else:
             assert s.diagnostics == [], path
+
+
+_glue_texts = st.text(alphabet=st.sampled_from(list('ab{}[]":,\\ \n\u2028x1')), max_size=12)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(_glue_texts, st.booleans(), st.integers(min_value=0, max_value=2)),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_glued_records_property(make_session: MakeSession, plan: list[Any]) -> None:
+    """Records written with or without the newline between them, some after a cut-off
+    stub: every complete record comes out exactly once, in file order, and every line is
+    accounted for."""
+    lines: list[bytes] = [b""]
+    expected = []
+    for i, (text, newline, stub) in enumerate(plan):
+        record = orjson.dumps(msg(f"r{i}", None, "user", text, i))
+        if stub == 1:
+            lines[-1] += record[: len(record) // 2]  # a cut-off copy before it
+        lines[-1] += record
+        expected.append(f"r{i}")
+        if newline:
+            lines.append(b"")
+    s = load_session(make_session([ln for ln in lines if ln]))
+    assert [e.id for e in s.entries] == expected
+    assert accounted(s) == s.lines_read
