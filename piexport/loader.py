@@ -37,6 +37,8 @@ _BOM = b"\xef\xbb\xbf"
 class _Parsed:
     line: int
     obj: JSON
+    part: int = 1
+    """1 for the first record on its line; 2, 3… for records glued after it."""
 
 
 def load_session(
@@ -100,7 +102,7 @@ def _load(stream: IO[bytes], label: str, max_line_bytes: int) -> Session:
             continue
         nonblank += 1
         deep = may_nest_deeply(raw)
-        for obj in _parse_line(raw, number, label, diags, terminated):
+        for part, obj in enumerate(_parse_line(raw, number, label, diags, terminated), 1):
             if deep and cap_depth(obj):
                 diags.append(
                     Diagnostic(
@@ -110,7 +112,7 @@ def _load(stream: IO[bytes], label: str, max_line_bytes: int) -> Session:
                         "shown as JSON text",
                     )
                 )
-            parsed.append(_Parsed(number, obj))
+            parsed.append(_Parsed(number, obj, part))
 
     if not parsed:
         if nonblank:
@@ -502,7 +504,7 @@ def _make_entries(objects: list[_Parsed], label: str, diags: list[Diagnostic]) -
         if isinstance(raw_id, str) and raw_id:
             eid = raw_id
         elif raw_id is None or raw_id == "":
-            eid = f"line:{p.line}"
+            eid = f"line:{p.line}" if p.part == 1 else f"line:{p.line}.{p.part}"
             diags.append(Diagnostic(label, p.line, f"entry has no id; called it {eid}"))
         else:
             eid = _id_text(raw_id)

@@ -95,6 +95,13 @@ def test_glued_complete_records_are_all_kept(make_session: MakeSession) -> None:
     assert accounted(s) == s.lines_read
 
 
+def test_glued_records_without_ids_get_distinct_ids(make_session: MakeSession) -> None:
+    rec = b'{"type":"message","message":{"role":"user","content":"x"}}'
+    s = load_session(make_session([rec + rec + rec]))
+    assert [e.id for e in s.entries] == ["line:2", "line:2.2", "line:2.3"]
+    assert not any("duplicate" in d.message for d in s.diagnostics)
+
+
 def test_stub_between_glued_records(make_session: MakeSession) -> None:
     """Records, a cut-off stub, more records, and a stub at the end: every complete one kept,
     in order, and the stubs named by column."""
