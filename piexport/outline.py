@@ -152,9 +152,10 @@ def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
             text = _one_line(content_text(msg.get("content")))
             if text:
                 return "assistant: " + text
+            content = msg.get("content")
             tools = [
                 tool_call_summary(b.get("name"), b.get("arguments"))
-                for b in msg.get("content") or []
+                for b in (content if isinstance(content, list) else ())
                 if isinstance(b, dict) and b.get("type") == "toolCall"
             ]
             if tools:

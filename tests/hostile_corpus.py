@@ -490,6 +490,21 @@ def field_cases() -> list[Case]:
             ),
             [*GOOD_IDS, "an", "anr"],
         ),
+        *(
+            Case(
+                f"assistant-content-is-{kind}",
+                file_of(
+                    HEADER,
+                    *GOOD,
+                    _line(
+                        '{"type":"message","id":"ac","parentId":"g5","message":{"role":"assistant",'
+                        f'"content":{value},"stopReason":"stop"}}}}'
+                    ),
+                ),
+                [*GOOD_IDS, "ac"],
+            )
+            for kind, value in (("true", "true"), ("a-number", "7"), ("1e999", "1e999"))
+        ),
         Case(
             "id-shaped-like-a-hash",
             file_of(
