@@ -182,7 +182,7 @@ def _parse_line(
     except orjson.JSONDecodeError as exc:
         return _salvage(raw, number, label, diags, str(exc), terminated)
     if isinstance(value, dict):
-        if _MAYBE_WIDE_INT.search(raw):
+        if _may_hold_wide_int(raw):
             value = _reparse_exact(raw, value, number, label, diags)
         return [value]
     diags.append(Diagnostic(label, number, f"expected a JSON object, got {_kind(value)}; skipped"))
@@ -361,9 +361,18 @@ def _fix_str(s: str) -> str:
 
 
 _MAX_INT_DIGITS = 4000
-_MAYBE_WIDE_INT = re.compile(rb"[:,\[]\s*-?[0-9]{19}")
-"""Where a value of 19 or more digits starts: an integer past 64 bits needs them (orjson
-reads those as floats). Digits inside strings rarely follow ``:``, ``,`` or ``[``."""
+_VALUE_DIGITS = bytes.maketrans(b"0123456789,[", b"0000000000::")
+_WIDE = b":" + b"0" * 19
+_WIDE_NEGATIVE = b":-" + b"0" * 19
+
+
+def _may_hold_wide_int(raw: bytes) -> bool:
+    """Whether a value of 19 or more digits starts somewhere (after ``:``, ``,`` or ``[``):
+    an integer past 64 bits needs them, and orjson reads those as floats. Digits inside
+    strings rarely follow those; a false alarm only costs reading the line again. Done
+    with bytes.translate and substring search: a regex costs a third of the load time."""
+    values = raw.translate(_VALUE_DIGITS, b" \t\r\n")
+    return _WIDE in values or _WIDE_NEGATIVE in values
 
 
 def loads_exact(text: str | bytes, odd: list[str] | None = None) -> Any:
