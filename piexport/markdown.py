@@ -17,6 +17,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import escape
 
+from .deadline import bounded
 from .highlight import highlight_block, page_budget
 
 MAX_MARKDOWN = 1_000_000
@@ -27,8 +28,9 @@ _WORD = re.compile(r"[^\W\d_]+")  # runs of letters: list numbers and emphasis m
 MAX_BRACKETS = 5000
 """More "[" than this make markdown-it's link scanner slow (50,000 take seconds)."""
 _NESTING = 20
-_DEEP = re.compile(rf"^(?:[ \t]*(?:>|[-*+]|\d+[.)])[ \t]*){{{_NESTING - 4},}}", re.MULTILINE)
-"""Lines that open many containers at once go straight to the fallback."""
+_DEEP = re.compile(rf"^[ \t]*(?:(?:>|[-*+]|\d{{1,9}}[.)])[ \t]*){{{_NESTING - 4},}}", re.MULTILINE)
+"""Lines that open many containers at once go straight to the fallback. Linear: a marker
+must follow each run of blanks, so the engine never has two ways to split a line."""
 _NOT_PLAIN = re.compile(
     r"[\\`*_\[\]<&~|\x00-\x08\x0b-\x1f\x7f]"  # inline syntax, entities, controls, CR
     r"|[^\S \n]"  # other whitespace: tabs, and Unicode spaces markdown-it strips
@@ -39,10 +41,19 @@ _NOT_PLAIN = re.compile(
 """Anything that could make markdown-it do more than paragraphs: text without it is
 rendered by :func:`_plain_paragraphs`, exactly as markdown-it would (a property test checks)."""
 _BLANK_LINES = re.compile(r"\n{2,}")
-_MAY_LOSE = re.compile(r"[\[&|]|^[ \t]*(?:`{3,}|~{3,})[^\n]*\S[ \t]+\S", re.MULTILINE)
+_MAY_LOSE = re.compile(r"[\[&|]")
+_FENCE_INFO = re.compile(r"^[ \t]*(?:`{3,}|~{3,})([^\n]*)", re.MULTILINE)
 """What can make markdown-it drop words short of deep nesting: link reference definitions
 (``[r]: url`` shows nothing), entities (``&copy;``), table rows with more cells than the
-header, and the words after the language in a code fence's info string."""
+header (``_MAY_LOSE``), and the words after the language in a code fence's info string
+(``_FENCE_INFO``: the info is split in Python, so a line of 100,000 backticks is one match,
+not a backtracking search)."""
+_DELIMITER_CHARS = frozenset("|:- \t")
+_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]{1,999}\]:[^\n]*", re.MULTILINE)
+MAX_EXPANSION = 20
+"""Rendered markdown may be this many times its text (plus a little): past that — tables
+that fill thousands of empty cells, one long link definition used thousands of times — it
+is shown as plain text, so a page grows linearly with its session."""
 
 
 def _fence(code: str, lang: str, _attrs: str) -> str:
@@ -139,8 +150,22 @@ def render_markdown(text: str) -> str:
         return _fallback(text)
     if not _NOT_PLAIN.search(text):  # most thinking and user text: paragraphs and no more
         return _plain_paragraphs(text)
-    if _DEEP.search(text) or text.count("[") > MAX_BRACKETS:
+    if _DEEP.search(text) or text.count("[") > MAX_BRACKETS or _expands(text):
         return _fallback(text)
+    # markdown-it is pure Python over hostile text: a hard limit, whatever the input
+    html = bounded(markdown_seconds(len(text)), _render, text)
+    if html is None or len(html) > MAX_EXPANSION * len(text) + 10_000:
+        return _fallback(text)
+    return html
+
+
+def markdown_seconds(chars: int) -> float:
+    """How long one text may take to render: markdown-it does well over 1 MB/s on prose,
+    so only a superlinear path reaches this."""
+    return 1.0 + chars / 20_000
+
+
+def _render(text: str) -> str | None:
     env: EnvType = {}
     tokens = _md.parse(text, env)
     html = str(_md.renderer.render(tokens, _md.options, env))
@@ -148,11 +173,36 @@ def render_markdown(text: str) -> str:
     # deep, and a few constructs drop words of their own (see _MAY_LOSE). Then, if any word
     # of the input is missing from the output, show the text as it was instead.
     deep = max((t.level for t in tokens), default=0) >= _md.options.maxNesting - 2
-    if (deep or _MAY_LOSE.search(text)) and not set(_WORD.findall(text)) <= set(
-        _WORD.findall(html)
-    ):
-        return _fallback(text)
+    if (deep or _may_lose(text)) and not set(_WORD.findall(text)) <= set(_WORD.findall(html)):
+        return None
     return html
+
+
+def _may_lose(text: str) -> bool:
+    if _MAY_LOSE.search(text):
+        return True
+    return any(len(m.group(1).split()) > 1 for m in _FENCE_INFO.finditer(text))
+
+
+def _expands(text: str) -> bool:
+    """Whether markdown-it would build far more than the text holds: table rows it fills
+    with empty cells up to the header's width, or a long link definition used many times.
+    Checked before parsing: markdown-it's own cap is 65,536 made-up cells per table."""
+    cells = 0
+    if "|" in text and "-" in text:
+        lines = text.split("\n")
+        width = 0
+        for i, line in enumerate(lines):
+            if width and line.strip():
+                cells += width  # a body row, filled to the header's width
+            elif width:
+                width = 0  # a blank line ends the table
+            elif i and "-" in line and _DELIMITER_CHARS.issuperset(line):
+                width = lines[i - 1].count("|") + 1
+    if "]:" in text:
+        longest = max((len(m.group(0)) for m in _DEFINITION.finditer(text)), default=0)
+        cells += longest * text.count("[")
+    return cells > MAX_EXPANSION * len(text) + 10_000
 
 
 def _plain_paragraphs(text: str) -> str:
