@@ -32,6 +32,7 @@ from .highlight import (
     page_budget,
     style_css,
 )
+from .jsonutil import dumps
 from .markdown import render_markdown
 from .model import JSON, Entry, Session, content_text
 from .outline import tool_call_summary
@@ -542,6 +543,34 @@ def render_session_parts(
         sharing=list(sharing),
         **variables,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class PlainEntry:
+    anchor: str
+    line: int
+    type: str
+    role: str | None
+    id: str
+
+
+def render_plain_parts(session: Session, title: str, reason: str) -> Iterator[str]:
+    """The page written when the full one could not be made in time: every entry as the
+    JSON it was written as, escaped, with no markdown or colour (linear in the file)."""
+
+    def entries() -> Iterator[tuple[PlainEntry, str]]:
+        for e in session.entries:
+            message = e.raw.get("message")
+            role = message.get("role") if isinstance(message, dict) else None
+            try:
+                text = dumps(e.raw)
+            except (TypeError, ValueError, RecursionError):
+                text = repr(e.raw)[:MAX_BLOCK_CHARS]
+            if len(text) > MAX_BLOCK_CHARS:
+                text = text[:MAX_BLOCK_CHARS] + f"\n[{len(text) - MAX_BLOCK_CHARS} more characters]"
+            yield PlainEntry(dom_id(e.id), e.line, e.type, str(role) if role else None, e.id), text
+
+    return _page_parts("plain.html.j2", s=session, title=title, reason=reason, entries=entries())
 
 
 def _chunk(parts: list[str], lazy: bool, after: int) -> Chunk:
