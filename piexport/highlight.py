@@ -34,8 +34,9 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 
 def block_seconds(chars: int) -> float:
     """How long one block may take to colour: ten times what Pygments' slowest common
-    lexers need (about 250 KB/s), so that only a lexer gone superlinear ever reaches it."""
-    return 1.0 + chars / 25_000
+    lexers need (about 250 KB/s), and a quarter second more than that, so that only a lexer
+    gone superlinear ever reaches it (ordinary blocks take milliseconds)."""
+    return 0.25 + chars / 25_000
 
 
 class HighlightBudget:
