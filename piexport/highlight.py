@@ -142,6 +142,8 @@ def _colour_in_child(code: str, lexer: Lexer, seconds: float) -> str | None:
     if _pool is None:
         _pool = multiprocessing.get_context("spawn").Pool(1)  # no fork from a thread
         atexit.register(_pool.terminate)
+        # start-up (a fresh interpreter importing Pygments) is not the block's time
+        _pool.apply(_highlight_with, (type(lexer), ""))
     # a lexer instance does not pickle whole (its token tables are built lazily): its class does
     pending = _pool.apply_async(_highlight_with, (type(lexer), code))
     try:
