@@ -165,6 +165,16 @@ def cases() -> list[Slow]:
             "cpp-blank-lines",
             lambda: _file(_chain(read_of("main.cpp", "\n" * 30_000 + "int x;\n"))),
         ),
+        # found by bench/lexers.py: each takes past 2 s at 2,000 characters, and grows
+        Slow("c-spaces-read", lambda: _file(_chain(read_of("main.c", "a" + " " * 8000 + "b\n")))),
+        Slow(
+            "cuda-spaces-fence", lambda: _file(_chain([user("```cuda\na" + " " * 8000 + "b\n```")]))
+        ),
+        Slow("autohotkey-blank-lines", lambda: _file(_chain(read_of("x.ahk", "\n" * 8000 + "x")))),
+        Slow(
+            "gherkin-space-lines", lambda: _file(_chain(read_of("x.feature", " \n" * 4000 + "x")))
+        ),
+        Slow("tnt-brackets", lambda: _file(_chain([user("```tnt\n" + "(" * 8000 + "\n```")]))),
         Slow("compactions", lambda: compactions(40_000), ("summary",)),
         Slow("compactions-off-path", lambda: compactions(20_000, off_path=True), ("current",)),
         Slow(
