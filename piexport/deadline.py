@@ -21,13 +21,24 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["DeadlineExceeded", "bounded", "can_stop", "limit", "outer_expired"]
+__all__ = [
+    "DeadlineExceeded",
+    "bounded",
+    "can_stop",
+    "forget_after_fork",
+    "held",
+    "limit",
+    "outer_expired",
+]
 
 T = TypeVar("T")
 
 
-class DeadlineExceeded(Exception):
-    """The work under a :func:`limit` ran past its time."""
+class DeadlineExceeded(BaseException):
+    """The work under a :func:`limit` ran past its time.
+
+    A ``BaseException``, like ``KeyboardInterrupt``: code that catches ``Exception`` to
+    carry on (a lexer wrapping errors, a fallback path) must not swallow it."""
 
 
 _ends: list[float] = []
@@ -43,9 +54,15 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise DeadlineExceeded
 
 
+REPEAT = 0.05
+"""After its end, the timer fires again this often until the limit is left: an exception
+raised where Python cannot pass it on (a ``__del__``, a lock release in logging) is lost,
+and the next one is not."""
+
+
 def _arm(end: float) -> None:
     # a timer of 0 disarms: an end already passed still fires, at once
-    signal.setitimer(signal.ITIMER_REAL, max(end - time.monotonic(), 1e-4))
+    signal.setitimer(signal.ITIMER_REAL, max(end - time.monotonic(), 1e-4), REPEAT)
 
 
 @contextmanager
@@ -71,7 +88,7 @@ def limit(seconds: float) -> Iterator[None]:
     try:
         yield
     finally:
-        # The timer is one-shot: if it fires here, it fires once, and the pop still runs.
+        # if the timer fires here, the pop below still runs (the disarm is in its try)
         try:
             signal.setitimer(signal.ITIMER_REAL, 0)
         finally:
@@ -98,3 +115,26 @@ def bounded(seconds: float, fn: Callable[..., T], *args: Any) -> T | None:
         if outer_expired():
             raise
         return None
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """Hold the timer's signal back for a moment that must not be cut short: forking (the
+    fork handlers of ``logging`` cannot pass an exception on), ending worker processes,
+    removing a temporary file. A limit that ran out meanwhile fires as soon as it ends."""
+    if not (_ends and hasattr(signal, "pthread_sigmask") and can_stop()):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def forget_after_fork() -> None:
+    """In a forked worker: the parent's limits are the parent's to enforce (its timer was
+    not inherited, and its signal may still be held). The worker's own limits start anew."""
+    _ends.clear()
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})

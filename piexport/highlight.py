@@ -34,9 +34,9 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 
 def block_seconds(chars: int) -> float:
     """How long one block may take to colour: ten times what Pygments' slowest common
-    lexers need (about 250 KB/s), and a quarter second more than that, so that only a lexer
+    lexers need (about 250 KB/s), and half a second more than that, so that only a lexer
     gone superlinear ever reaches it (ordinary blocks take milliseconds)."""
-    return 0.25 + chars / 25_000
+    return 0.5 + chars / 25_000
 
 
 class HighlightBudget:
@@ -125,11 +125,22 @@ def _highlight(code: str, lexer: Lexer) -> str:
     return str(highlight(code, lexer, _FORMATTER))
 
 
+_warm: set[type[Lexer]] = set()
+"""Lexers that have coloured a block in this process: their rules (and those of the lexers
+they call, like CSS inside HTML) are compiled, which on first use can take longer than a
+small block's limit on a busy machine."""
+
+
 def _colour(code: str, lexer: Lexer, seconds: float) -> str | None:
-    """Pygments' HTML for code, or None when it takes longer than ``seconds``."""
-    if can_stop():
-        return bounded(seconds, _highlight, code, lexer)
-    return _colour_in_child(code, lexer, seconds)
+    """Pygments' HTML for code, or None when it takes longer than ``seconds`` (twice, the
+    first time a lexer runs: compiling its rules is not the block's time)."""
+    if not can_stop():
+        return _colour_in_child(code, lexer, seconds)
+    out = bounded(seconds, _highlight, code, lexer)
+    if out is None and type(lexer) not in _warm:
+        out = bounded(seconds, _highlight, code, lexer)
+    _warm.add(type(lexer))
+    return out
 
 
 _pool: Any = None

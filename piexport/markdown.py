@@ -162,7 +162,7 @@ def render_markdown(text: str) -> str:
 def markdown_seconds(chars: int) -> float:
     """How long one text may take to render: markdown-it does well over 1 MB/s on prose,
     so only a superlinear path reaches this."""
-    return 0.25 + chars / 20_000
+    return 0.5 + chars / 20_000
 
 
 def _render(text: str) -> str | None:

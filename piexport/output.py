@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from .deadline import held
 from .errors import OutputError
 
 
@@ -44,7 +45,7 @@ def write_atomic(
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException as exc:
-        with contextlib.suppress(OSError):
+        with held(), contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
             msg = f"{path}: cannot write: {exc.strerror or exc}"
