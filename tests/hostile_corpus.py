@@ -307,6 +307,91 @@ def cases() -> list[Case]:
             file_of(HEADER, *GOOD, *[rec(f"ik{i}", "g5", t) for i, t in enumerate(INVISIBLE)]),
             [*GOOD_IDS, *[f"ik{i}" for i in range(len(INVISIBLE))]],
         ),
+        Case(
+            "bidi-in-metadata",
+            file_of(
+                orjson.dumps(
+                    {
+                        "type": "session",
+                        "version": 3,
+                        "id": "id\u202egpj.exe",
+                        "timestamp": "2025-01-01T00:00:00.000Z",
+                        "cwd": "/home/\u2066evil\u2069/\u3164",
+                        "parentSession": "/p/\u202efdp.jsonl",
+                    }
+                ),
+                *GOOD,
+                orjson.dumps(
+                    {
+                        "type": "session_info",
+                        "id": "bn",
+                        "parentId": "g5",
+                        "name": "title \u202e\u200b\u034f\ufe0f end",
+                    }
+                ),
+                orjson.dumps(
+                    {
+                        "type": "label",
+                        "id": "bl",
+                        "parentId": "bn",
+                        "targetId": "g1",
+                        "label": "lab\u202eel\u2800",
+                    }
+                ),
+                orjson.dumps(
+                    {
+                        "type": "model_change",
+                        "id": "bc",
+                        "parentId": "bl",
+                        "provider": "p\u202e",
+                        "modelId": "m\u2066\ufe0f",
+                    }
+                ),
+                orjson.dumps(
+                    {
+                        "type": "message",
+                        "id": "ba",
+                        "parentId": "bc",
+                        "message": {
+                            "role": "assistant",
+                            "provider": "p\u202e",
+                            "model": "m\u2067",
+                            "stopReason": "error",
+                            "errorMessage": "e\u202er\u3164",
+                            "content": [
+                                {"type": "thinking", "thinking": "think \u202e `c\u2066`"},
+                                {
+                                    "type": "toolCall",
+                                    "id": "t\u202e1",
+                                    "name": "tool\u202e\u034f",
+                                    "arguments": {"k\u202e": "v\u2066\ufe0f"},
+                                },
+                                {
+                                    "type": "toolCall",
+                                    "id": "t2",
+                                    "name": "read",
+                                    "arguments": {"path": "/x/\u202egnp.py"},
+                                },
+                            ],
+                        },
+                    }
+                ),
+                orjson.dumps(
+                    {
+                        "type": "message",
+                        "id": "br",
+                        "parentId": "ba",
+                        "message": {
+                            "role": "toolResult",
+                            "toolCallId": "t2",
+                            "toolName": "read",
+                            "content": [{"type": "text", "text": "x = '\u202e' # \u3164\n"}],
+                        },
+                    }
+                ),
+            ),
+            [*GOOD_IDS, "bn", "bl", "bc", "ba", "br"],
+        ),
     ]
     return out
 
