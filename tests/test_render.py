@@ -57,6 +57,9 @@ def static_checks(html: str) -> BeautifulSoup:
     soup = BeautifulSoup(html, "html.parser")
     head = soup.head
     assert head is not None
+    # a browser shows <title>'s source as text: markup there (a mark's <span>) is seen raw
+    title = html[html.index("<title>") + len("<title>") : html.index("</title>")]
+    assert "<" not in title, title
     first = head.find(True)
     assert first.name == "meta" and first.get("http-equiv") == "Content-Security-Policy"
     csp = first["content"]
@@ -895,3 +898,18 @@ def test_markdown_shows_hidden_characters_as_marks_in_every_kind_of_text() -> No
             assert 'class="ctl"' in html, text
     assert 'class="ctl"' in render_markdown("`a\u202eb`")
     assert render_markdown("\u26a0\ufe0f done") == "<p>\u26a0\ufe0f done</p>\n"
+
+
+def test_plain_fallback_page_shows_hidden_characters_and_a_clean_title(
+    make_session: MakeSession,
+) -> None:
+    """The plain-text page (a page that took too long): marks in the body, and a <title>
+    that holds text only (markup inside <title> shows as written)."""
+    from piexport.render import render_plain_parts
+
+    session = load_session(make_session([msg("u1", None, "user", "hi \u202eevil\u3164", 1)]))
+    html = "".join(render_plain_parts(session, "title \u202e\u034f end", "Too slow \u2066."))
+    soup = static_checks(html)
+    assert soup.title is not None
+    assert soup.title.get_text() == "title ⟪U+202E⟫⟪U+034F⟫ end · pi session (plain)"
+    assert "⟪U+3164⟫" in soup.get_text()
