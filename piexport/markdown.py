@@ -26,7 +26,9 @@ MAX_MARKDOWN = 1_000_000
 """Bigger texts are shown as plain text: markdown cost grows fast on hostile input."""
 _SAFE_HREF = re.compile(r"^(https?://|mailto:|#)", re.IGNORECASE)
 _DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]+$")
-_WORD = re.compile(r"[^\W\d_]+")  # runs of letters: list numbers and emphasis marks do not survive
+_WORD = re.compile(r"[^\W\d_\u115f\u1160\u3164\uffa0]+")
+"""Runs of letters (list numbers and emphasis marks do not survive); Hangul fillers, which
+draw as a blank and are shown as marks, end a word as they do on the page."""
 MAX_BRACKETS = 5000
 """More "[" than this make markdown-it's link scanner slow (50,000 take seconds)."""
 _NESTING = 20

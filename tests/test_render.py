@@ -913,3 +913,12 @@ def test_plain_fallback_page_shows_hidden_characters_and_a_clean_title(
     assert soup.title is not None
     assert soup.title.get_text() == "title ⟪U+202E⟫⟪U+034F⟫ end · pi session (plain)"
     assert "⟪U+3164⟫" in soup.get_text()
+
+
+def test_a_hangul_filler_inside_a_word_is_not_a_lost_word() -> None:
+    """U+3164 is a letter to regex \\w: once shown as a mark it split the word, and the
+    word-loss check sent the whole text to the plain fallback."""
+    from piexport.markdown import render_markdown
+
+    html = render_markdown("see [x] and ab\u3164cd | x &amp;")
+    assert "md-fallback" not in html and "ab<span" in html
