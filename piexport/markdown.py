@@ -73,6 +73,9 @@ def _link_open(
 ) -> str:
     token = tokens[idx]
     href = str(token.attrGet("href") or "")
+    title = token.attrGet("title")
+    if title:  # a tooltip is text the reader sees: no hidden characters in it either
+        token.attrSet("title", plain_controls(str(title)))
     if not _SAFE_HREF.match(href):
         token.attrs.pop("href", None)
         token.tag = "span"
@@ -81,9 +84,6 @@ def _link_open(
             token.meta["target"] = href
         return self.renderToken(tokens, idx, options, env)
     token.attrSet("rel", "noopener noreferrer nofollow")
-    title = token.attrGet("title")
-    if title:  # a tooltip is text the reader sees: no hidden characters in it either
-        token.attrSet("title", plain_controls(str(title)))
     return self.renderToken(tokens, idx, options, env)
 
 

@@ -405,6 +405,7 @@ BIDI_MARKDOWN = [
     "```py\u202e\nx = 1  # \u202e\n```",
     "```\nraw \u202e fence\n```",
     "&#x202e;entity &#8238; bidi",
+    '[not a link](javascript:alert(1) "ti\u202etle") [ftp](ftp://x "t\u2066")',
     ">" * 150 + " deep \u202e TAIL",
     "a\x1b[2J\x07 and \r carriage \x00 nul",
     "<https://example.com/\u202e> autolink",
