@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
@@ -19,12 +20,15 @@ from markupsafe import escape
 
 from .deadline import bounded
 from .highlight import highlight_block, page_budget
+from .textsafe import plain_controls, reveal_controls
 
 MAX_MARKDOWN = 1_000_000
 """Bigger texts are shown as plain text: markdown cost grows fast on hostile input."""
 _SAFE_HREF = re.compile(r"^(https?://|mailto:|#)", re.IGNORECASE)
 _DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]+$")
-_WORD = re.compile(r"[^\W\d_]+")  # runs of letters: list numbers and emphasis marks do not survive
+_WORD = re.compile(r"[^\W\d_\u115f\u1160\u3164\uffa0]+")
+"""Runs of letters (list numbers and emphasis marks do not survive); Hangul fillers, which
+draw as a blank and are shown as marks, end a word as they do on the page."""
 MAX_BRACKETS = 5000
 """More "[" than this make markdown-it's link scanner slow (50,000 take seconds)."""
 _NESTING = 20
@@ -69,6 +73,9 @@ def _link_open(
 ) -> str:
     token = tokens[idx]
     href = str(token.attrGet("href") or "")
+    title = token.attrGet("title")
+    if title:  # a tooltip is text the reader sees: no hidden characters in it either
+        token.attrSet("title", plain_controls(str(title)))
     if not _SAFE_HREF.match(href):
         token.attrs.pop("href", None)
         token.tag = "span"
@@ -97,7 +104,7 @@ def _link_close(
                 target = t.meta.get("target")
                 if not target:
                     return "</span>"
-                return f'</span> <span class="nolink-target">({escape(target)})</span>'
+                return f'</span> <span class="nolink-target">({_shown(target)})</span>'
             depth -= 1
     return "</a>"
 
@@ -109,14 +116,33 @@ def _image(
     src = str(token.attrGet("src") or "")
     alt = self.renderInlineAsText(token.children or [], options, env)
     if _DATA_IMAGE.match(src):
-        return f'<img src="{escape(src)}" alt="{escape(alt)}">'
+        return f'<img src="{escape(src)}" alt="{escape(plain_controls(alt))}">'
     if src.lower().startswith(("http://", "https://")):
         return (
             f'<a href="{escape(src)}" rel="noopener noreferrer nofollow" class="remote-image">'
-            f"[image: {escape(alt or src)}]</a>"
+            f"[image: {_shown(alt or src)}]</a>"
         )
     where = f"{alt} ({src})" if alt and src else (alt or src)
-    return f'<span class="nolink">[image: {escape(where)}]</span>'
+    return f'<span class="nolink">[image: {_shown(where)}]</span>'
+
+
+def _shown(text: str) -> str:
+    """Text for an element's content: escaped, hidden characters made visible."""
+    return reveal_controls(str(escape(text)))
+
+
+def _text(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    return reveal_controls(escapeHtml(tokens[idx].content))
+
+
+def _code_inline(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    token = tokens[idx]
+    body = reveal_controls(escapeHtml(token.content))
+    return f"<code{self.renderAttrs(token)}>{body}</code>"
 
 
 def _cell_open(
@@ -137,6 +163,10 @@ _md.add_render_rule("td_open", _cell_open)
 _md.add_render_rule("link_open", _link_open)
 _md.add_render_rule("link_close", _link_close)
 _md.add_render_rule("image", _image)
+# Bidi controls and invisible characters in text are shown as marks (textsafe); code
+# blocks get the same from highlight_block.
+_md.add_render_rule("text", _text)
+_md.add_render_rule("code_inline", _code_inline)
 # markdown-it refuses javascript:/vbscript:/file:/data: itself; we allow a little more
 # through to our own check, which is stricter, so the link text is never lost.
 _md.validateLink = lambda url: True  # type: ignore[method-assign]
@@ -212,12 +242,12 @@ def _plain_paragraphs(text: str) -> str:
     for para in _BLANK_LINES.split(text.strip("\n")):
         if para:
             escaped = para.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            out.append("<p>" + escaped.replace('"', "&quot;") + "</p>\n")
+            out.append("<p>" + reveal_controls(escaped.replace('"', "&quot;")) + "</p>\n")
     return "".join(out)
 
 
 def _fallback(text: str) -> str:
-    return f'<pre class="md-fallback">{escape(text)}</pre>'
+    return f'<pre class="md-fallback">{_shown(text)}</pre>'
 
 
 def render_markdown_any(value: Any) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from .model import Entry, Session, content_text
+from .textsafe import plain_controls
 from .tree import flatten
 
 MAX_SUMMARY = 200
@@ -21,8 +22,9 @@ _CONTROLS.update({0x2028: " ", 0x2029: " "})
 
 
 def terminal_safe(text: str) -> str:
-    """Text with every control character removed, safe to print to a terminal."""
-    return text.translate(_CONTROLS)
+    """Text with every control character removed, safe to print to a terminal, and bidi
+    controls and invisible characters shown as marks (terminals that apply bidi exist)."""
+    return plain_controls(text.translate(_CONTROLS))
 
 
 def _one_line(text: str, limit: int = MAX_SUMMARY) -> str:

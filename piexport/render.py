@@ -37,7 +37,7 @@ from .markdown import render_markdown
 from .model import JSON, Entry, Session, content_text
 from .outline import tool_call_summary
 from .parallel import PageBudgets, default_workers, render_groups
-from .textsafe import reveal_controls
+from .textsafe import plain_controls, reveal_controls
 from .tree import timestamp_ms
 from .view import (
     SessionView,
@@ -79,6 +79,15 @@ def _ansi(text: Any) -> Markup:
 
 def _plain(text: Any) -> Markup:
     return Markup(reveal_controls(escape_text(text if isinstance(text, str) else str(text))))
+
+
+def _finalize(value: Any) -> Any:
+    """Every ``{{ … }}`` ends here: a string that reached a template without one of our
+    filters (the ``<title>``, an index cell, an attribute) still shows its bidi controls and
+    invisible characters, as plain marks. Our filters' Markup is final already."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return plain_controls(value)
+    return value
 
 
 def _json(value: Any) -> str:
@@ -189,6 +198,7 @@ def make_env() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_finalize,
     )
     env.filters.update(FILTERS)
     env.globals.update(
