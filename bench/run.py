@@ -1,7 +1,7 @@
 """piexport benchmark: prints figures, asserts nothing (targets live in the notes, not in tests).
 
     .venv/bin/python bench/run.py [--sizes 2000 20000 100000] [--pi PATH] [--no-browser]
-                                  [--no-archive] [--redact]
+                                  [--no-archive] [--redact] [--hostile]
 
 Per session size: export wall time, CPU time, MB/s, peak memory (PSS of the exporting
 process and the workers it forks, sampled; for pi, the max RSS of its one process), page
@@ -11,6 +11,10 @@ no-change rebuild. With --pi (the folder of an installed @mariozechner/pi-coding
 own `--export` runs on the same files, so ratios come from one run. Inputs are generated
 deterministically into bench/.cache (reused between runs). To measure another version of
 piexport with the same script, put its checkout first: PYTHONPATH=/path/to/checkout.
+
+With --hostile, every file of the test suite's hostile corpora (tests/hostile_corpus.py for
+malformed files, tests/hostile_slow.py for time and memory) is exported too, and the seconds
+per MB of input of each, and of the slowest, are printed: the cost of a page must stay linear.
 """
 
 from __future__ import annotations
@@ -168,6 +172,45 @@ def timed(cmd: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def hostile(out_dir: Path) -> None:
+    """Export each hostile file; print its time per MB and the slowest (a page's cost must
+    grow linearly with its input: a superlinear path shows up as a large s/MB)."""
+    sys.path.insert(0, str(HERE.parent))
+    from tests import hostile_corpus, hostile_slow
+
+    files = [(c.name, c.data) for c in hostile_corpus.cases() if not c.unusable]
+    files += [(c.name, c.make()) for c in hostile_slow.cases()]
+    folder = CACHE / "hostile"
+    folder.mkdir(parents=True, exist_ok=True)
+    print(
+        f"{'hostile file':<28}{'input KB':>10}{'export s':>10}{'peak MB':>9}{'page MB':>9}{'s/MB':>9}"
+    )
+    rows = []
+    for name, data in files:
+        src = folder / f"{name}.jsonl"
+        src.write_bytes(data)
+        r = export(src, out_dir / f"hostile-{name}.html")
+        rows.append((r["seconds"], len(data) / 1e6, name))
+        page_mb = (out_dir / f"hostile-{name}.html").stat().st_size / 1e6
+        per_mb = f"{r['seconds'] / (len(data) / 1e6):>9.1f}" if len(data) >= BIG else f"{'-':>9}"
+        print(
+            f"{name:<28}{len(data) / 1e3:>10.1f}{r['seconds']:>10.2f}{r['rss_mb']:>9.0f}{page_mb:>9.2f}{per_mb}"
+        )
+    # s/MB means something for files of some size; a tiny file's time is start-up and
+    # fixed costs, reported as seconds beyond the quickest file
+    rate, _, name = max((s / mb, mb, n) for s, mb, n in rows if mb * 1e6 >= BIG)
+    base = min(s for s, _, _ in rows)
+    extra, _, small = max((s - base, mb, n) for s, mb, n in rows if mb * 1e6 < BIG)
+    print(
+        f"slowest page per MB (files of {BIG // 1000} KB or more): {name} at {rate:.1f} s/MB; "
+        f"slowest small file: {small}, {extra:.2f} s beyond the quickest ({len(rows)} files)"
+    )
+
+
+BIG = 50_000
+"""Files at least this big get a seconds-per-MB figure."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[2000, 20000, 100000])
@@ -177,9 +220,14 @@ def main() -> None:
     parser.add_argument(
         "--redact", action="store_true", help="also export each session with --redact"
     )
+    parser.add_argument(
+        "--hostile", action="store_true", help="export the hostile corpora; seconds per MB"
+    )
     args = parser.parse_args()
     out_dir = CACHE / "out"
     out_dir.mkdir(parents=True, exist_ok=True)
+    if args.hostile:
+        hostile(out_dir)
 
     print(
         f"{'case':<22}{'input MB':>9}{'export s':>9}{'cpu s':>7}{'MB/s':>7}{'peak MB':>9}{'page MB':>9}{'open s':>8}{'DOM nodes':>11}{'reachable':>11}"

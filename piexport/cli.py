@@ -284,6 +284,16 @@ def info_command(file: str, as_json: bool, strict: bool) -> None:
     _report(session, strict, quiet=as_json is False)
 
 
+page_timeout_option = click.option(
+    "--page-timeout",
+    "page_timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Past this, a page is written as plain text (default: 60 s + 4 s per MB of session).",
+)
+
+
 @cli.command("site")
 @click.argument("root", required=False, type=click.Path(path_type=Path))
 @click.option(
@@ -307,6 +317,7 @@ def info_command(file: str, as_json: bool, strict: bool) -> None:
 @click.option("--since", metavar="DATE", help="Only sessions active on or after DATE.")
 @click.option("--until", metavar="DATE", help="Only sessions started on or before DATE.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@page_timeout_option
 @redact_options
 @selection_options(per_session=False)
 @strict_option
@@ -319,6 +330,7 @@ def site_command(
     since: str | None,
     until: str | None,
     quiet: bool,
+    page_timeout: float | None,
     redactor: Redactor | None,
     selection: Selection | None,
     strict: bool,
@@ -354,6 +366,7 @@ def site_command(
             progress=progress,
             redactor=redactor,
             selection=selection,
+            page_seconds=page_timeout,
         )
     except InputError as exc:
         raise Failure(str(exc)) from exc
@@ -397,6 +410,7 @@ def site_command(
     default=None,
     help="Processes that render a big page together (default: all cores; same page).",
 )
+@page_timeout_option
 @redact_options
 @selection_options(per_session=True)
 @strict_option
@@ -406,6 +420,7 @@ def render_command(
     fmt: str,
     open_page: bool,
     jobs: int | None,
+    page_timeout: float | None,
     redactor: Redactor | None,
     selection: Selection | None,
     strict: bool,
@@ -428,6 +443,7 @@ def render_command(
                 name="<stdin>" if file == "-" else None,
                 redactor=redactor,
                 selection=selection,
+                seconds=page_timeout,
             )
         except (InputError, SelectionError) as exc:
             raise Failure(str(exc)) from exc

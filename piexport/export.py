@@ -4,20 +4,35 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from .deadline import DeadlineExceeded, limit, outer_expired
 from .loader import load_session
-from .model import Session
+from .model import Diagnostic, Session
 from .output import write_atomic
 from .parallel import default_workers
 from .redact import RedactionError, Redactor, redact_session
-from .render import RenderOptions, render_session_parts
+from .render import RenderOptions, render_plain_parts, render_session_parts
 from .selection import Selection, apply_selection, sharing_notice
 from .view import build_view
 
-__all__ = ["ExportResult", "RenderOptions", "check_output", "export_session", "share_session"]
+__all__ = [
+    "ExportResult",
+    "RenderOptions",
+    "check_output",
+    "export_session",
+    "page_seconds",
+    "share_session",
+]
+
+
+def page_seconds(input_bytes: int) -> float:
+    """How long one page may take before its plain fallback is written instead: a minute,
+    and 4 s per MB of session (big pages render at well over 2 MB/s)."""
+    return 60.0 + 4.0 * input_bytes / 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +84,7 @@ def export_session(
     name: str | None = None,
     redactor: Redactor | None = None,
     selection: Selection | None = None,
+    seconds: float | None = None,
 ) -> ExportResult:
     """Load, shape and render one session file, then write its page atomically.
 
@@ -77,15 +93,44 @@ def export_session(
     and no page is left at ``out`` (an older one is removed too). Raises ``InputError`` for a
     file with no usable entries and ``OutputError`` when the page cannot be written; problems
     inside the file are diagnostics on the result.
+
+    A page that takes longer than ``seconds`` (default :func:`page_seconds` of the input's
+    size) is written as a plain-text page instead, with a diagnostic saying so.
     """
     session, redacted = share_session(load_session(source, name=name), redactor, selection)
-    view = build_view(session, parent_href=parent_href, forks=forks)
     notice = sharing_notice(selection, redacted if redactor is not None else None)
     options = options or RenderOptions()
-    parts = render_session_parts(view, options, sharing=notice)
+    if seconds is None:
+        seconds = page_seconds(_size(source))
+    try:
+        with limit(seconds):
+            view = build_view(session, parent_href=parent_href, forks=forks)
+            _write(out, render_session_parts(view, options, sharing=notice), redactor, options)
+    except DeadlineExceeded:
+        if outer_expired():
+            raise
+        took = f"the page took longer than {seconds:g} s to make"
+        session.diagnostics.append(Diagnostic(session.path, 0, f"{took}: written as plain text"))
+        title = session.name or session.first_user_text() or "Untitled session"
+        reason = f"{took[0].upper()}{took[1:]}, so it is shown as plain text."
+        plain = render_plain_parts(session, " ".join(title.split())[:200], reason)
+        _write(out, plain, redactor, options)
+    return ExportResult(out, session, redacted)
+
+
+def _size(source: Path | IO[bytes]) -> int:
+    try:
+        return source.stat().st_size if isinstance(source, Path) else 0
+    except OSError:
+        return 0
+
+
+def _write(
+    out: Path, parts: Iterator[str], redactor: Redactor | None, options: RenderOptions
+) -> None:
     if redactor is None:
         write_atomic(out, parts)
-        return ExportResult(out, session, redacted)
+        return
 
     def gate(written: Path) -> None:
         # the page as written, before it takes the place of the old one
@@ -97,4 +142,3 @@ def export_session(
         with contextlib.suppress(OSError):
             out.unlink()
         raise
-    return ExportResult(out, session, redacted)

@@ -11,14 +11,13 @@ from typing import Any
 
 from .context import build_session_context
 from .jsonutil import dumps
+from .mdsafe import code_fence, code_span, html_text, inline_text, message_markdown
 from .model import JSON, Entry, Session, content_text
 from .outline import pair_tool_results, tool_call_summary
-from .summary import code_fence
 
 
 def _details(summary: str, body: str) -> list[str]:
-    safe = summary.replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
-    return ["<details>", f"<summary>{safe}</summary>", "", body, "", "</details>", ""]
+    return ["<details>", f"<summary>{html_text(summary)}</summary>", "", body, "", "</details>", ""]
 
 
 Pairs = dict[tuple[str, str], Entry]
@@ -30,14 +29,14 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
         role = msg.get("role")
         content = msg.get("content")
         if role == "user":
-            return ["### User", "", content_text(content) or "(no text)", ""]
+            return ["### User", "", message_markdown(content_text(content)) or "(no text)", ""]
         if role == "assistant":
             out = ["### Assistant", ""]
             for block in content if isinstance(content, list) else []:
                 if not isinstance(block, dict):
                     continue
                 if block.get("type") == "text":
-                    out += [str(block.get("text", "")), ""]
+                    out += [message_markdown(str(block.get("text", ""))), ""]
                 elif block.get("type") == "thinking" and block.get("thinking"):
                     what = (
                         "Thinking (marked redacted by the provider)"
@@ -69,24 +68,25 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
         return [
             "---",
             "",
-            f"**Compaction** (context was {e.raw.get('tokensBefore')} tokens):",
+            f"**Compaction** (context was {inline_text(str(e.raw.get('tokensBefore')))} tokens):",
             "",
-            str(e.raw.get("summary", "")),
+            message_markdown(str(e.raw.get("summary", ""))),
             "",
             "---",
             "",
         ]
     if e.type == "branch_summary":
-        return [f"**Branch summary:** {e.raw.get('summary', '')}", ""]
+        return ["**Branch summary:**", "", message_markdown(str(e.raw.get("summary", ""))), ""]
     if e.type == "custom_message":
         return _details(
             f"Extension message: {e.raw.get('customType')}",
             code_fence(content_text(e.raw.get("content"))),
         )
     if e.type == "model_change":
-        return [f"_Model: {e.raw.get('provider')}/{e.raw.get('modelId')}_", ""]
+        model = f"{e.raw.get('provider')}/{e.raw.get('modelId')}"
+        return [f"_Model: {inline_text(model)}_", ""]
     if e.type == "thinking_level_change":
-        return [f"_Thinking level: {e.raw.get('thinkingLevel')}_", ""]
+        return [f"_Thinking level: {inline_text(str(e.raw.get('thinkingLevel')))}_", ""]
     return []
 
 
@@ -116,7 +116,13 @@ def session_markdown(session: Session, leaf_id: str | None = None) -> str:
     # a result is shown with its call when that call is on this path, else on its own
     shown = {r.id for (owner, _cid), r in results.items() if owner in on_path}
     title = session.title or "pi session"
-    lines = [f"# {title}", "", f"- Project: `{session.cwd}`", f"- Session: `{session.id}`", ""]
+    lines = [
+        f"# {inline_text(title)}",
+        "",
+        f"- Project: {code_span(str(session.cwd))}",
+        f"- Session: {code_span(str(session.id))}",
+        "",
+    ]
     for e in path:
         lines += _entry_markdown(e, results, shown)
     return "\n".join(lines).rstrip() + "\n"

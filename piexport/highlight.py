@@ -1,15 +1,21 @@
 """Syntax highlighting with Pygments, within a size cap and a time budget per page.
 
 Lexers are picked by name or file name, never guessed. Past the caps, code is escaped plain
-text: a page must never hang on a pathological block.
+text: a page must never hang on a pathological block. Some of Pygments' lexers backtrack for
+minutes on a few kilobytes (a systemd unit with a long run of spaces, Easytrieve with tabs),
+so each block is coloured under a hard time limit (:mod:`deadline`, or a child process that
+is killed where no timer can stop the work) and shown plain when it runs out.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import multiprocessing
 import time
 from contextvars import ContextVar
 from functools import lru_cache
+from typing import Any
 
 from markupsafe import escape
 from pygments import highlight
@@ -18,11 +24,19 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
+from .deadline import bounded, can_stop
 from .textsafe import reveal_controls
 
 MAX_HIGHLIGHT = 200_000
 """Blocks larger than this (characters) are not highlighted."""
 _FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def block_seconds(chars: int) -> float:
+    """How long one block may take to colour: ten times what Pygments' slowest common
+    lexers need (about 250 KB/s), and half a second more than that, so that only a lexer
+    gone superlinear ever reaches it (ordinary blocks take milliseconds)."""
+    return 0.5 + chars / 25_000
 
 
 class HighlightBudget:
@@ -96,12 +110,65 @@ def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | Non
             budget.spend(charge, 0.0)
         return hit
     start = time.perf_counter()
-    out = reveal_controls(str(highlight(code, lexer, _FORMATTER)))
+    coloured = _colour(code, lexer, block_seconds(len(code)))
     if budget is not None:
         budget.spend(charge, time.perf_counter() - start)
+    if coloured is None:  # ran out of time: plain, and not cached (another page may differ)
+        return reveal_controls(str(escape(code)))
+    out = reveal_controls(coloured)
     if len(_cache) < 4096:
         _cache[key] = out
     return out
+
+
+def _highlight(code: str, lexer: Lexer) -> str:
+    return str(highlight(code, lexer, _FORMATTER))
+
+
+_warm: set[type[Lexer]] = set()
+"""Lexers that have coloured a block in this process: their rules (and those of the lexers
+they call, like CSS inside HTML) are compiled, which on first use can take longer than a
+small block's limit on a busy machine."""
+
+
+def _colour(code: str, lexer: Lexer, seconds: float) -> str | None:
+    """Pygments' HTML for code, or None when it takes longer than ``seconds`` (twice, the
+    first time a lexer runs: compiling its rules is not the block's time)."""
+    if not can_stop():
+        return _colour_in_child(code, lexer, seconds)
+    out = bounded(seconds, _highlight, code, lexer)
+    if out is None and type(lexer) not in _warm:
+        out = bounded(seconds, _highlight, code, lexer)
+    _warm.add(type(lexer))
+    return out
+
+
+_pool: Any = None
+"""A one-process pool for colouring where no timer can stop a block (not the main thread,
+or no ``SIGALRM``): a block that runs out of time is stopped by ending the process."""
+
+
+def _colour_in_child(code: str, lexer: Lexer, seconds: float) -> str | None:
+    global _pool
+    if _pool is None:
+        _pool = multiprocessing.get_context("spawn").Pool(1)  # no fork from a thread
+        atexit.register(_pool.terminate)
+        # start-up (a fresh interpreter importing Pygments) is not the block's time
+        _pool.apply(_highlight_with, (type(lexer), ""))
+    # a lexer instance does not pickle whole (its token tables are built lazily): its class does
+    pending = _pool.apply_async(_highlight_with, (type(lexer), code))
+    try:
+        return str(pending.get(seconds))
+    except multiprocessing.TimeoutError:
+        _pool.terminate()
+        _pool = None
+        return None
+    except Exception:  # the lexer failed in the child: plain text, as for any other failure
+        return None
+
+
+def _highlight_with(lexer_class: type[Lexer], code: str) -> str:
+    return _highlight(code, lexer_class(stripnl=False, ensurenl=False))
 
 
 def highlight_block(

@@ -11,6 +11,7 @@ from typing import Any
 
 from .jsonutil import dumps, finite_number
 from .model import Entry, Session, content_text
+from .textsafe import plain_controls
 from .tree import flatten
 
 MAX_SUMMARY = 200
@@ -20,8 +21,9 @@ _CONTROLS.update({0x2028: " ", 0x2029: " "})
 
 
 def terminal_safe(text: str) -> str:
-    """Text with every control character removed, safe to print to a terminal."""
-    return text.translate(_CONTROLS)
+    """Text with every control character removed, safe to print to a terminal, and bidi
+    controls and invisible characters shown as marks (terminals that apply bidi exist)."""
+    return plain_controls(text.translate(_CONTROLS))
 
 
 def _one_line(text: str, limit: int = MAX_SUMMARY) -> str:

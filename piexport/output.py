@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from .deadline import held
 from .errors import OutputError
 
 
@@ -25,7 +27,10 @@ def write_atomic(
     parts = (text,) if isinstance(text, str) else text
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        sweep_stale(path.parent)
+        fd, tmp = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
+        )
     except OSError as exc:
         msg = f"{path}: cannot write: {exc.strerror or exc}"
         raise OutputError(msg) from exc
@@ -40,9 +45,49 @@ def write_atomic(
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException as exc:
-        with contextlib.suppress(OSError):
+        with held(), contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
             msg = f"{path}: cannot write: {exc.strerror or exc}"
             raise OutputError(msg) from exc
         raise
+
+
+STALE_SECONDS = 3600
+"""A temporary file whose writer cannot be asked (another system, an older piexport) is left
+alone for this long: it may belong to a run that is still writing."""
+_swept: set[Path] = set()
+
+
+def sweep_stale(folder: Path) -> int:
+    """Remove temporary files that killed runs left in ``folder`` (once per process and
+    folder); returns how many. A file is ours when it is named ``.<name>.<pid>.<random>.tmp``
+    and stale when that process is gone (or, where that cannot be asked, after an hour)."""
+    if folder in _swept:
+        return 0
+    _swept.add(folder)
+    removed = 0
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            ours = entry.name.startswith(".") and entry.name.endswith(".tmp")
+            if ours and entry.is_file() and _is_stale(entry):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed
+
+
+def _is_stale(entry: os.DirEntry[str]) -> bool:
+    parts = entry.name[: -len(".tmp")].rsplit(".", 2)
+    pid = int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+    if pid == os.getpid():
+        return False
+    if pid is not None and os.name == "posix":
+        try:
+            os.kill(pid, 0)  # signal 0: only asks whether the process exists
+        except ProcessLookupError:
+            return True
+        except OSError:
+            return False
+        return False
+    return time.time() - entry.stat().st_mtime > STALE_SECONDS

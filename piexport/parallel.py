@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from .deadline import forget_after_fork, held
 from .highlight import HighlightBudget
 
 __all__ = ["PageBudgets", "default_workers", "forked_map", "render_groups"]
@@ -61,6 +62,7 @@ _job: tuple[Callable[[Any], str], Sequence[Any], PageBudgets, int, int] | None =
 def _worker_start() -> None:
     """Workers yield the processor to the page's own process, which colours the first
     groups meanwhile; later it mostly waits, and they have the cores to themselves."""
+    forget_after_fork()
     with contextlib.suppress(OSError):
         os.nice(10)
 
@@ -122,8 +124,10 @@ def _render_groups(
         text_start, images_start = budgets.text_left, budgets.images_left
         _job = (render, groups, budgets, text_start, images_start)
         gc.freeze()  # the children then leave the session's pages shared, not copied
-        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start)
+        pool = None
         try:
+            with held():  # a page's time limit must not go off inside the fork
+                pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start)
             if not started:
                 started = True
                 yield ""
@@ -145,8 +149,10 @@ def _render_groups(
                 yield html
                 i += 1
         finally:
-            pool.terminate()
-            pool.join()
+            if pool is not None:
+                with held():  # nor while the workers are ended
+                    pool.terminate()
+                    pool.join()
             _job = None
             gc.unfreeze()
         if i < len(groups):  # a worker's budgets differed from the page's: render it here
@@ -170,8 +176,16 @@ def forked_map(task: Callable[[int], T], count: int, workers: int) -> list[T]:
     if workers <= 1 or count <= 1 or "fork" not in _START_METHODS:
         return [task(i) for i in range(count)]
     _task = task
+    pool = None
     try:
-        with multiprocessing.get_context("fork").Pool(min(workers, count)) as pool:
-            return pool.map(_run_task, range(count), chunksize=1)
+        with held():
+            pool = multiprocessing.get_context("fork").Pool(
+                min(workers, count), initializer=forget_after_fork
+            )
+        return pool.map(_run_task, range(count), chunksize=1)
     finally:
+        if pool is not None:
+            with held():
+                pool.terminate()
+                pool.join()
         _task = None

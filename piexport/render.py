@@ -36,13 +36,14 @@ from .markdown import render_markdown
 from .model import JSON, Entry, Session, content_text
 from .outline import tool_call_summary
 from .parallel import PageBudgets, default_workers, render_groups
-from .textsafe import reveal_controls
+from .textsafe import plain_controls, reveal_controls
 from .tree import timestamp_ms
 from .view import (
     SessionView,
     build_view,
     diff_rows,
     dom_id,
+    dom_ids,
     grep_groups,
     other_fields,
     split_exit,
@@ -79,6 +80,15 @@ def _ansi(text: Any) -> Markup:
 
 def _plain(text: Any) -> Markup:
     return Markup(reveal_controls(escape_text(text if isinstance(text, str) else str(text))))
+
+
+def _finalize(value: Any) -> Any:
+    """Every ``{{ … }}`` ends here: a string that reached a template without one of our
+    filters (the ``<title>``, an index cell, an attribute) still shows its bidi controls and
+    invisible characters, as plain marks. Our filters' Markup is final already."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return plain_controls(value)
+    return value
 
 
 def _json(value: Any) -> str:
@@ -199,6 +209,7 @@ def make_env() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_finalize,
     )
     env.filters.update(FILTERS)
     env.globals.update(
@@ -558,6 +569,35 @@ def render_session_parts(
         sharing=list(sharing),
         **variables,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class PlainEntry:
+    anchor: str
+    line: int
+    type: str
+    role: str | None
+    id: str
+
+
+def render_plain_parts(session: Session, title: str, reason: str) -> Iterator[str]:
+    """The page written when the full one could not be made in time: every entry as the
+    JSON it was written as, escaped, with no markdown or colour (linear in the file)."""
+
+    def entries() -> Iterator[tuple[PlainEntry, str]]:
+        doms = dom_ids(session)
+        for e in session.entries:
+            message = e.raw.get("message")
+            role = message.get("role") if isinstance(message, dict) else None
+            try:
+                text = dumps(e.raw)
+            except (TypeError, ValueError, RecursionError):
+                text = repr(e.raw)[:MAX_BLOCK_CHARS]
+            if len(text) > MAX_BLOCK_CHARS:
+                text = text[:MAX_BLOCK_CHARS] + f"\n[{len(text) - MAX_BLOCK_CHARS} more characters]"
+            yield PlainEntry(doms[e.id], e.line, e.type, str(role) if role else None, e.id), text
+
+    return _page_parts("plain.html.j2", s=session, title=title, reason=reason, entries=entries())
 
 
 def _chunk(parts: list[str], lazy: bool, after: int) -> Chunk:

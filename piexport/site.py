@@ -25,7 +25,7 @@ import orjson
 from . import __version__
 from .errors import InputError, PiexportError
 from .model import JSON, Session
-from .output import write_atomic
+from .output import sweep_stale, write_atomic
 from .stats import file_figures
 from .tree import timestamp_ms
 
@@ -202,6 +202,8 @@ class _Job:
     redactor: Any = None
     """A ``redact.Redactor`` (or None): pickled into each worker; tokens agree across pages."""
     selection: Any = None
+    seconds: float | None = None
+    """How long the page may take before it is written as plain text (None: by its size)."""
 
 
 _Outcome = tuple[JSON | None, list[str], str | None, dict[str, int]]
@@ -221,6 +223,7 @@ def _render_one(job: _Job) -> _Outcome:
             forks=list(job.forks),
             redactor=job.redactor,
             selection=job.selection,
+            seconds=job.seconds,
         )
     except PiexportError as exc:
         return None, [], str(exc), {}
@@ -279,13 +282,15 @@ def build_site(
     progress: Callable[[int, int], None] | None = None,
     redactor: Any = None,
     selection: Any = None,
+    page_seconds: float | None = None,
 ) -> SiteReport:
     """Render every session under ``root`` into ``out`` and write the indexes.
 
     With a ``redactor`` (``redact.Redactor``), every page, index and the manifest is
     redacted and checked by the output gate; a page that fails the gate is a failed session.
     ``selection`` (``selection.Selection``) applies to every page; a leaf id cannot be part
-    of it."""
+    of it. A page that takes longer than ``page_seconds`` (default: by its size) is written
+    as plain text with a diagnostic, and the build goes on."""
     from .export import RenderOptions
     from .render import render_project_index, render_root_index
 
@@ -295,6 +300,9 @@ def build_site(
         msg = f"{root}: no such folder (pass the sessions folder, e.g. ~/.pi/agent/sessions)"
         raise InputError(msg)
     out.mkdir(parents=True, exist_ok=True)
+    # temporary files of a run that was killed mid-write (pages written since are not)
+    for folder in [out, *(p for p in out.iterdir() if p.is_dir())]:
+        sweep_stale(folder)
     since_ms, until_ms = _parse_date(since), _parse_date(until, end=True)
     fingerprint = _fingerprint(options, redactor, selection)
     old = _load_manifest(out, root, fingerprint, force)
@@ -368,6 +376,7 @@ def build_site(
                     options,
                     redactor,
                     selection,
+                    page_seconds,
                 ),
             )
         )

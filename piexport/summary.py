@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from typing import Any
 
+from .mdsafe import code_fence, inline_text
 from .model import JSON, Session, content_text
 from .stats import Figures, compute_figures, file_figures
 from .tree import timestamp_ms
@@ -77,21 +77,9 @@ def _link_ok(link: str) -> bool:
     )
 
 
-def code_fence(text: str, lang: str = "text") -> str:
-    """A code fence longer than any backtick run inside, so content stays literal."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{lang}\n{text}\n{fence}"
-
-
 def _trim(text: str, limit: int = TRIM) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _cell(text: Any) -> str:
-    """Table cells hold our own numbers, but escape anyway: names come from the file."""
-    return re.sub(r"([\\`*_{}\[\]<>|#!&])", r"\\\1", str(text))
 
 
 def summary_markdown(session: Session, leaf_id: str | None = None, link: str | None = None) -> str:
@@ -117,7 +105,7 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     )
     title = session.title or "pi session"
     duration = data["session"]["durationSeconds"]
-    lines = [f"### pi session: {_cell(' '.join(title.split()))}", ""]
+    lines = [f"### pi session: {inline_text(title)}", ""]
     if link and _link_ok(link):
         lines += [f"[Open the full transcript](<{link}>)", ""]
     lines += ["**Asked**", "", code_fence(_trim(asked) or "(no user message)"), ""]

@@ -281,40 +281,41 @@ def _left_leaves(session: Session) -> dict[str, str]:
 def _compactions(session: Session) -> tuple[dict[str, str], set[str], dict[str, int]]:
     """Which entries each compaction summarised away: those before its firstKeptEntryId on
     the path that leads to it. Current-path compactions come first, so an entry on the
-    current path names the compaction that matters there."""
+    current path names the compaction that matters there.
+
+    Linear in the entries, however many compactions: each summarises a prefix of the path
+    to it, so what is already claimed is closed under "parent of", and a compaction claims
+    entries walking up from its cut until it meets one claimed before."""
     tree = session.tree
     numbers: dict[str, int] = {}
     for e in session.entries:
         if e.type == "compaction":
             numbers[e.id] = len(numbers) + 1
     on_path = set(tree.path)
-    ordered = sorted(numbers, key=lambda c: c not in on_path)
     out: dict[str, str] = {}
-    dimmed: set[str] = set()
-    # on the current path (most compactions), positions come from one pass over it
-    position = {eid: i for i, eid in enumerate(tree.path)}
-    first_at: dict[str, int] = {}
+    # on the current path (most compactions): prefixes of one list, claimed left to right
+    # pi compares against the id as the file wrote it (a missing one included)
+    first_at: dict[object, int] = {}
     for i, eid in enumerate(tree.path):
         raw_id = session.by_id[eid].raw.get("id")
-        if isinstance(raw_id, str):
+        if _hashable(raw_id):
             first_at.setdefault(raw_id, i)
-    for cid in ordered:
+    position = {eid: i for i, eid in enumerate(tree.path)}
+    claimed = 0
+    off_path: list[str] = []
+    for cid in numbers:
+        if cid not in on_path:
+            off_path.append(cid)
+            continue
+        end = position[cid]
         first = session.by_id[cid].raw.get("firstKeptEntryId")
-        if cid in position and isinstance(first, str):
-            end = position[cid]
-            path = tree.path[:end]
-            stop = min(first_at.get(first, end), end)
-        else:
-            path = tree.path_to(cid)[:-1]
-            # pi compares against the id as the file wrote it
-            stop = next(
-                (j for j, pid in enumerate(path) if session.by_id[pid].raw.get("id") == first),
-                len(path),
-            )
-        for pid in path[:stop]:
-            out.setdefault(pid, cid)
-            if cid in on_path:
-                dimmed.add(pid)
+        stop = min(first_at.get(first, end), end) if _hashable(first) else end
+        for pid in tree.path[claimed:stop]:
+            out[pid] = cid
+        claimed = max(claimed, stop)
+    dimmed = set(tree.path[:claimed])
+    if off_path:
+        _claim_off_path(session, off_path, out)
     return out, dimmed, numbers
 
 
@@ -413,6 +414,50 @@ def other_fields(entry: Entry) -> dict[str, Any]:
             if k not in block_keys:
                 out[f"message.content[{i}].{k}"] = v
     return out
+
+
+def _claim_off_path(session: Session, compactions: list[str], out: dict[str, str]) -> None:
+    """Compactions on other branches, in file order: each claims the entries above its cut
+    (the entry on its path whose id is its firstKeptEntryId, else itself) not claimed yet."""
+    tree = session.tree
+    # preorder numbers and subtree sizes: "is an ancestor of" in constant time
+    order: dict[str, int] = {}
+    depth: dict[str, int] = {}
+    for eid, d in tree.walk():
+        order[eid] = len(order)
+        depth[eid] = d
+    size = dict.fromkeys(order, 1)
+    for eid in reversed(order):
+        up = tree.parent.get(eid)
+        if up is not None:
+            size[up] += size[eid]
+    wanted: dict[object, list[str]] = {}
+    for cid in compactions:
+        first = session.by_id[cid].raw.get("firstKeptEntryId")
+        if _hashable(first):
+            wanted.setdefault(first, [])
+    for e in session.entries:
+        raw_id = e.raw.get("id")
+        if _hashable(raw_id) and raw_id in wanted:
+            wanted[raw_id].append(e.id)
+    for cid in compactions:
+        first = session.by_id[cid].raw.get("firstKeptEntryId")
+        here = order[cid]
+        above = [
+            a
+            for a in (wanted.get(first, ()) if _hashable(first) else ())
+            if order[a] < here < order[a] + size[a]
+        ]
+        cut = min(above, key=depth.__getitem__) if above else cid
+        node: str | None = tree.parent.get(cut)
+        while node is not None and node not in out:
+            out[node] = cid
+            node = tree.parent.get(node)
+
+
+def _hashable(value: object) -> bool:
+    """JSON scalars: ids a file may write (an array or object id never matches one)."""
+    return value is None or isinstance(value, str | int | float | bool)
 
 
 def diff_rows(diff: str) -> list[tuple[str, str, str]]:

@@ -243,7 +243,13 @@
   var outlineBox = document.querySelector(".outline-box");
   // A long tree waits until asked for (it would cost more than the page it serves).
   if (outlineBox && navBuilt && window.matchMedia("(min-width: 861px)").matches) outlineBox.open = true;
-  if (outlineBox) outlineBox.addEventListener("toggle", function () { if (outlineBox.open) buildNav(); });
+  if (outlineBox) {
+    // built in the click itself, before the fold opens: "toggle" fires a task later, and the
+    // reader would see an empty box for a frame
+    var outlineSummary = outlineBox.querySelector("summary");
+    if (outlineSummary) outlineSummary.addEventListener("click", function () { buildNav(); });
+    outlineBox.addEventListener("toggle", function () { if (outlineBox.open) buildNav(); });
+  }
 
   window.addEventListener("hashchange", function () { reveal(window.location.hash); });
   reveal(window.location.hash);

@@ -294,6 +294,105 @@ def cases() -> list[Case]:
             ),
             ['x" onmouseover="alert(1)', "</script><script>alert(1)</script>", "sp ace"],
         ),
+        Case(
+            "bidi-in-markdown",
+            file_of(
+                HEADER,
+                *GOOD,
+                *[rec(f"bm{i}", "g5", text) for i, text in enumerate(BIDI_MARKDOWN)],
+            ),
+            [*GOOD_IDS, *[f"bm{i}" for i in range(len(BIDI_MARKDOWN))]],
+        ),
+        Case(
+            "invisible-in-keys",
+            file_of(HEADER, *GOOD, *[rec(f"ik{i}", "g5", t) for i, t in enumerate(INVISIBLE)]),
+            [*GOOD_IDS, *[f"ik{i}" for i in range(len(INVISIBLE))]],
+        ),
+        Case(
+            "bidi-in-metadata",
+            file_of(
+                orjson.dumps(
+                    {
+                        "type": "session",
+                        "version": 3,
+                        "id": "id\u202egpj.exe",
+                        "timestamp": "2025-01-01T00:00:00.000Z",
+                        "cwd": "/home/\u2066evil\u2069/\u3164",
+                        "parentSession": "/p/\u202efdp.jsonl",
+                    }
+                ),
+                *GOOD,
+                orjson.dumps(
+                    {
+                        "type": "session_info",
+                        "id": "bn",
+                        "parentId": "g5",
+                        "name": "title \u202e\u200b\u034f\ufe0f end",
+                    }
+                ),
+                orjson.dumps(
+                    {
+                        "type": "label",
+                        "id": "bl",
+                        "parentId": "bn",
+                        "targetId": "g1",
+                        "label": "lab\u202eel\u2800",
+                    }
+                ),
+                orjson.dumps(
+                    {
+                        "type": "model_change",
+                        "id": "bc",
+                        "parentId": "bl",
+                        "provider": "p\u202e",
+                        "modelId": "m\u2066\ufe0f",
+                    }
+                ),
+                orjson.dumps(
+                    {
+                        "type": "message",
+                        "id": "ba",
+                        "parentId": "bc",
+                        "message": {
+                            "role": "assistant",
+                            "provider": "p\u202e",
+                            "model": "m\u2067",
+                            "stopReason": "error",
+                            "errorMessage": "e\u202er\u3164",
+                            "content": [
+                                {"type": "thinking", "thinking": "think \u202e `c\u2066`"},
+                                {
+                                    "type": "toolCall",
+                                    "id": "t\u202e1",
+                                    "name": "tool\u202e\u034f",
+                                    "arguments": {"k\u202e": "v\u2066\ufe0f"},
+                                },
+                                {
+                                    "type": "toolCall",
+                                    "id": "t2",
+                                    "name": "read",
+                                    "arguments": {"path": "/x/\u202egnp.py"},
+                                },
+                            ],
+                        },
+                    }
+                ),
+                orjson.dumps(
+                    {
+                        "type": "message",
+                        "id": "br",
+                        "parentId": "ba",
+                        "message": {
+                            "role": "toolResult",
+                            "toolCallId": "t2",
+                            "toolName": "read",
+                            "content": [{"type": "text", "text": "x = '\u202e' # \u3164\n"}],
+                        },
+                    }
+                ),
+            ),
+            [*GOOD_IDS, "bn", "bl", "bc", "ba", "br"],
+        ),
     ]
     return out + field_cases()
 
@@ -661,3 +760,30 @@ def field_cases() -> list[Case]:
             )
         )
     return out
+
+
+BIDI_MARKDOWN = [
+    "plain paragraph with \u202eevil\u2066 bidi\u2069 and \u200bzero width",
+    "inline `code \u202e span` and **bold \u2067** _em\u2068_",
+    '[link \u202e](https://example.com "ti\u202etle") and ![alt \u2066](https://e.example/p.png)',
+    "| a\u202e | b |\n|---|---|\n| c\u2066 | `d\u2067` |",
+    "# heading \u202e\n\n> quote \u2066\n\n- item \u2067",
+    "```py\u202e\nx = 1  # \u202e\n```",
+    "```\nraw \u202e fence\n```",
+    "&#x202e;entity &#8238; bidi",
+    '[not a link](javascript:alert(1) "ti\u202etle") [ftp](ftp://x "t\u2066")',
+    ">" * 150 + " deep \u202e TAIL",
+    "a\x1b[2J\x07 and \r carriage \x00 nul",
+    "<https://example.com/\u202e> autolink",
+]
+"""Bidi controls in every kind of markdown text: paragraphs, code spans, link titles, image
+alt text, tables, headings, quotes, fence info and bodies, entities, the plain-text fallback."""
+
+INVISIBLE = [
+    "AKIA\u034fIOSFODNN7EXAMPLE ghp_\ufe0fabc \u3164\u115f\u1160\uffa0 fillers",
+    "braille\u2800blank, mongolian\u180eseparator, soft\u00adhyphen, vs\U000e0100x",
+    "`AKIA\u034fIOSF ghp_\ufe0f\u3164` in code and **A\u3164B** in bold",
+    "emoji keep their selectors: \u2764\ufe0f \u26a0\ufe0f 1\ufe0f\u20e3 \u6f22\U000e0100",
+    "a selector after a selector: \u2764\ufe0f\ufe0f, at the start: \ufe0f",
+]
+"""Characters that draw as nothing or as a blank (issue 14); emoji selectors stay."""

@@ -22,6 +22,30 @@ SAFE_URL = re.compile(
     r"|(\./|(\.\./)*)([\w.%-]+/)*[\w.%-]+\.html(#\S*)?$)"
 )
 FORBIDDEN_TAGS = ("base", "form", "iframe", "object", "embed", "link", "frame")
+UNSEEN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5"
+    "\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff"
+    "\uffa0\ufff0-\ufffb\ufffe\uffff\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
+"""What a reader cannot see, listed here rather than imported so the check does not trust
+the table it checks: controls, bidi controls (Trojan Source), zero-width and other
+default-ignorable characters, Hangul fillers, the braille blank, variation selectors."""
+SHOWN_ATTRS = ("title", "alt", "aria-label", "placeholder")
+
+
+def unseen(text: str) -> list[str]:
+    """Characters in text the reader would not see; a variation selector after a character
+    that takes it (an emoji, an ideograph, a keycap) draws that character, and is allowed."""
+    found = []
+    for m in UNSEEN.finditer(text):
+        if "\ufe00" <= m.group() <= "\ufe0f" or "\U000e0100" <= m.group() <= "\U000e01ef":
+            from piexport.textsafe import selector_is_shown
+
+            if selector_is_shown(text, m.start()):
+                continue
+        found.append(f"U+{ord(m.group()):04X}")
+    return found
 
 
 def render(path: Path) -> str:
@@ -33,6 +57,9 @@ def static_checks(html: str) -> BeautifulSoup:
     soup = BeautifulSoup(html, "html.parser")
     head = soup.head
     assert head is not None
+    # a browser shows <title>'s source as text: markup there (a mark's <span>) is seen raw
+    title = html[html.index("<title>") + len("<title>") : html.index("</title>")]
+    assert "<" not in title, title
     first = head.find(True)
     assert first.name == "meta" and first.get("http-equiv") == "Content-Security-Policy"
     csp = first["content"]
@@ -59,6 +86,13 @@ def static_checks(html: str) -> BeautifulSoup:
                 assert re.match(SAFE_URL, value), value
         if tag.name == "meta":
             assert tag.get("http-equiv", "").lower() != "refresh"
+        for attr in SHOWN_ATTRS:
+            if isinstance(tag.get(attr), str):
+                assert not unseen(tag[attr]), (tag.name, attr, unseen(tag[attr]))
+    # every character of text from a session is one the reader can see (issues 13 and 14)
+    for node in soup.find_all(string=True):
+        if node.parent is not None and node.parent.name not in ("script", "style"):
+            assert not unseen(str(node)), (node.parent.name, unseen(str(node)), str(node)[:200])
     return soup
 
 
@@ -843,3 +877,48 @@ def test_fields_shown_outside_templates_are_escaped(make_session: MakeSession) -
     html = render(make_session(recs))
     assert "<script>alert" not in html
     assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 5
+
+
+def test_markdown_shows_hidden_characters_as_marks_in_every_kind_of_text() -> None:
+    """Trojan Source in model text: paragraphs (the plain short cut too), code spans, link
+    titles, image alt text, tables, fences, entities and the plain-text fallback."""
+    from piexport.markdown import render_markdown
+
+    from .hostile_corpus import BIDI_MARKDOWN, INVISIBLE
+
+    for text in [*BIDI_MARKDOWN, *INVISIBLE]:
+        html = render_markdown(text)
+        soup = BeautifulSoup(html, "html.parser")
+        for node in soup.find_all(string=True):
+            assert not unseen(str(node)), (text, str(node))
+        for tag in soup.find_all(True):
+            for attr in SHOWN_ATTRS:
+                assert not unseen(str(tag.get(attr, ""))), (text, attr)
+        if unseen(text):  # (an entity is shown as written, by the fallback)
+            assert 'class="ctl"' in html or "⟪U+" in html, text  # (a title: plain marks)
+    assert 'class="ctl"' in render_markdown("`a\u202eb`")
+    assert render_markdown("\u26a0\ufe0f done") == "<p>\u26a0\ufe0f done</p>\n"
+
+
+def test_plain_fallback_page_shows_hidden_characters_and_a_clean_title(
+    make_session: MakeSession,
+) -> None:
+    """The plain-text page (a page that took too long): marks in the body, and a <title>
+    that holds text only (markup inside <title> shows as written)."""
+    from piexport.render import render_plain_parts
+
+    session = load_session(make_session([msg("u1", None, "user", "hi \u202eevil\u3164", 1)]))
+    html = "".join(render_plain_parts(session, "title \u202e\u034f end", "Too slow \u2066."))
+    soup = static_checks(html)
+    assert soup.title is not None
+    assert soup.title.get_text() == "title ⟪U+202E⟫⟪U+034F⟫ end · pi session (plain)"
+    assert "⟪U+3164⟫" in soup.get_text()
+
+
+def test_a_hangul_filler_inside_a_word_is_not_a_lost_word() -> None:
+    """U+3164 is a letter to regex \\w: once shown as a mark it split the word, and the
+    word-loss check sent the whole text to the plain fallback."""
+    from piexport.markdown import render_markdown
+
+    html = render_markdown("see [x] and ab\u3164cd | x &amp;")
+    assert "md-fallback" not in html and "ab<span" in html

@@ -151,3 +151,41 @@ def test_since_and_until_choose_sessions(archive: Path, tmp_path: Path) -> None:
     assert report.sessions == 8
     with pytest.raises(InputError, match="not a date"):
         build_site(archive, tmp_path / "c", jobs=1, since="last tuesday")
+
+
+def test_indexes_show_hidden_characters_in_titles_files_and_paths(tmp_path: Path) -> None:
+    """Trojan Source in the index: a title, file name, cwd or parent path holding bidi
+    controls or invisible characters is shown with visible marks, in cells and <title>."""
+    import orjson
+
+    root = tmp_path / "s" / "--home-evil--"
+    root.mkdir(parents=True)
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "x",
+        "timestamp": "2025-01-01T00:00:00.000Z",
+        "cwd": "/home/\u2066evil\u2069/\u3164",
+        "parentSession": "/p/\u202efdp.jsonl",
+    }
+    user = {
+        "type": "message",
+        "id": "m",
+        "parentId": None,
+        "timestamp": "2025-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": "title \u202eevil\u200b A\u034fB\u2800"},
+    }
+    (root / "2025-01-01T00-00-00-000Z_ev\u202elin\u3164.jsonl").write_bytes(
+        orjson.dumps(header) + b"\n" + orjson.dumps(user) + b"\n"
+    )
+    broken = root / "2025-01-02T00-00-00-000Z_br\u202eoken.jsonl"
+    broken.write_bytes(b"\x89PNG not a session")
+    out = tmp_path / "site"
+    report = build_site(tmp_path / "s", out, jobs=1)
+    assert report.rendered == 1 and len(report.failed) == 1
+    for page in out.rglob("*.html"):
+        soup = static_checks(page.read_text(encoding="utf-8"))
+        assert "⟪U+" in soup.get_text(), page
+    project = next(out.glob("*/index.html")).read_text(encoding="utf-8")
+    for mark in ("U+2066", "U+3164", "U+202E", "U+034F", "U+2800"):
+        assert mark in project, mark

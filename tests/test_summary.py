@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from html import unescape
 from pathlib import Path
 from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
 from click.testing import CliRunner
 from markdown_it import MarkdownIt
 
 from piexport.cli import cli
 
-from .conftest import MakeSession, msg, sample_files
+from .conftest import HEADER, MakeSession, msg, sample_files, ts
 
 WELL_FORMED = [p for p in sample_files() if "0196f145" not in p.name]
 
@@ -221,3 +223,200 @@ def test_render_md_writes_default_name(
     monkeypatch.chdir(tmp_path)
     assert runner.invoke(cli, ["render", str(src), "--format", "md"]).exit_code == 0
     assert (tmp_path / (src.stem + ".md")).read_text().startswith("# ")
+
+
+# Markdown outputs are read on GitHub, which renders raw HTML (sanitised, but <img> with a
+# remote src, <details open> and <!-- --> survive). Render them the same way: CommonMark with
+# HTML on.
+EVIL_IMG = "<img src=https://evil.example/p.png>"
+BREAKOUT = f"`{EVIL_IMG}<details open><summary>x</summary>`"
+
+
+def github_html(markdown: str) -> BeautifulSoup:
+    return BeautifulSoup(MarkdownIt("commonmark").render(markdown), "html.parser")
+
+
+def assert_nothing_live(markdown: str, words: list[str]) -> BeautifulSoup:
+    """No element from content, every later word still there, no hidden character raw."""
+    soup = github_html(markdown)
+    assert soup.find("img") is None, markdown
+    for tag in soup.find_all(["details", "summary"]):
+        assert tag.attrs == {}, tag  # ours carry no attribute; <details open> is content's
+    assert "<!--" not in str(soup).replace("&lt;!--", "")
+    text = soup.get_text()
+    for word in words:
+        assert word in text, (word, markdown)
+    for ch in "\u202e\u2066\u200b\u034f\u3164\r":
+        assert ch not in markdown, (ch, markdown)
+    return soup
+
+
+def hostile_markdown_session(make_session: MakeSession) -> Path:
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": f"id {BREAKOUT} idword",
+        "timestamp": "2025-01-01T10:00:00.000Z",
+        "cwd": f"/home/a{BREAKOUT} cwdword \u202e",
+    }
+    call = {
+        "type": "toolCall",
+        "id": "t1",
+        "name": f"tool{BREAKOUT}\r\r{EVIL_IMG}",
+        "arguments": {"x": BREAKOUT},
+    }
+    return make_session(
+        [
+            msg(
+                "u1",
+                None,
+                "user",
+                f"{EVIL_IMG} userword \u202eevil\u2066 ``` ![pixel](https://evil.example/i.png)",
+                1,
+            ),
+            msg(
+                "a1",
+                "u1",
+                "assistant",
+                [
+                    {"type": "text", "text": "text before\n\n<!-- hides the rest\n\nhiddenword"},
+                    {"type": "text", "text": f"inline <!-- x --> and {EVIL_IMG} `<b>` code"},
+                    {"type": "text", "text": "<details open>\n<summary>s</summary>\n\ndetword"},
+                    {"type": "thinking", "thinking": f"think\r\r{EVIL_IMG}"},
+                    call,
+                ],
+                2,
+                provider=f"p{BREAKOUT}",
+                model="m",
+            ),
+            msg(
+                "r1",
+                "a1",
+                "toolResult",
+                [{"type": "text", "text": f"result {BREAKOUT} resultword"}],
+                3,
+                toolCallId="t1",
+                toolName="tool",
+            ),
+            {
+                "type": "model_change",
+                "id": "mc",
+                "parentId": "r1",
+                "timestamp": ts(4),
+                "provider": f"prov{BREAKOUT}",
+                "modelId": f"_{EVIL_IMG}_",
+            },
+            {
+                "type": "thinking_level_change",
+                "id": "tl",
+                "parentId": "mc",
+                "timestamp": ts(5),
+                "thinkingLevel": f"high{BREAKOUT}",
+            },
+            msg(
+                "b1",
+                "tl",
+                "bashExecution",
+                None,
+                6,
+                command=f"ls\r\r{EVIL_IMG}\r\rcmdword",
+                output=f"out\r\n{EVIL_IMG}",
+                exitCode=0,
+            ),
+            {
+                "type": "compaction",
+                "id": "k1",
+                "parentId": "b1",
+                "timestamp": ts(7),
+                "summary": f"<!-- summary {EVIL_IMG}",
+                "tokensBefore": f"5{BREAKOUT}",
+                "firstKeptEntryId": "b1",
+            },
+            {
+                "type": "branch_summary",
+                "id": "s1",
+                "parentId": "k1",
+                "timestamp": ts(8),
+                "fromId": "u1",
+                "summary": f"{EVIL_IMG}\n\n<details open>",
+            },
+            {
+                "type": "custom_message",
+                "id": "c1",
+                "parentId": "s1",
+                "timestamp": ts(9),
+                "customType": f"ext{BREAKOUT}\r\rcustomword",
+                "content": "custom",
+                "display": True,
+            },
+            msg("u2", "c1", "user", "lastword \u034f\u3164", 10),
+        ],
+        header=header,
+    )
+
+
+def test_render_md_lets_no_content_become_html(
+    runner: CliRunner, make_session: MakeSession
+) -> None:
+    """Issue 13: a backtick in the cwd or an id breaks out of its code span, CRs break the
+    <summary> line, an assistant <!-- hides the rest, raw HTML in message text goes live."""
+    path = hostile_markdown_session(make_session)
+    md = runner.invoke(cli, ["render", str(path), "--format", "md", "-o", "-"]).stdout
+    words = ["idword", "cwdword", "userword", "hiddenword", "detword", "resultword"]
+    soup = assert_nothing_live(md, [*words, "cmdword", "customword", "lastword"])
+    summaries = [s.get_text() for s in soup.find_all("summary")]
+    assert any("cmdword" in s for s in summaries), summaries  # the command, whole, in one line
+    assert any("customword" in s for s in summaries), summaries
+    assert "⟪U+202E⟫" in md and "⟪U+3164⟫" in md
+
+
+def test_summary_markdown_lets_no_content_become_html(
+    runner: CliRunner, make_session: MakeSession
+) -> None:
+    header_cwd = f"/x{BREAKOUT}"
+    path = make_session(
+        [
+            {
+                "type": "session_info",
+                "id": "n0",
+                "parentId": None,
+                "timestamp": ts(0),
+                "name": f"name {BREAKOUT} \u202e",
+            },
+            msg("u1", "n0", "user", f"asked {BREAKOUT}\r\r\u2066", 1),
+            msg(
+                "a1",
+                "u1",
+                "assistant",
+                [
+                    {"type": "text", "text": f"<!-- done {BREAKOUT}"},
+                    {
+                        "type": "toolCall",
+                        "id": "t1",
+                        "name": "write",
+                        "arguments": {"path": f"/f{BREAKOUT}\u200b", "content": "x"},
+                    },
+                ],
+                2,
+                provider="p",
+                model="m",
+                stopReason="toolUse",
+            ),
+        ],
+        header={**HEADER, "cwd": header_cwd},
+    )
+    out = runner.invoke(cli, ["summary", str(path)]).stdout
+    assert_nothing_live(out, ["name", "asked", "done", "Files modified"])
+
+
+def test_code_span_and_fence_delimiters_outrun_the_content() -> None:
+    from piexport.mdsafe import code_fence, code_span
+
+    for text in ["a`b", "``x``", "`", "a ``` b", "` x `", "  ", "x\r\ny\rz"]:
+        html = MarkdownIt("commonmark").renderInline(code_span(text))
+        assert html.startswith("<code>") and html.endswith("</code>"), (text, html)
+        shown = " ".join(text.replace("\r\n", " ").replace("\r", " ").split("\n"))
+        assert unescape(html[len("<code>") : -len("</code>")]) == shown, (text, html)
+    for text in ["```\nx\n```", "~~~\n", "a\r\n````b\r```"]:
+        html = MarkdownIt("commonmark").render(code_fence(text) + "\n\nafter")
+        assert html.count("<pre>") == 1 and "<p>after</p>" in html, (text, html)

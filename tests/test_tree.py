@@ -207,3 +207,33 @@ def test_tree_text_strips_terminal_controls(make_session: MakeSession) -> None:
     )
     text = render_tree_text(s)
     assert "\x1b" not in text and "\x07" not in text and "click" in text
+
+
+def test_terminal_output_shows_bidi_and_invisible_characters(
+    make_session: MakeSession,
+) -> None:
+    """Trojan Source in a terminal that applies bidi (VTE, mlterm): tree and info lines
+    show the marks, never the characters."""
+    from click.testing import CliRunner
+
+    from piexport.cli import cli
+
+    sneaky = "lab\u202eel\u2066 A\u034fB\u3164"
+    path = make_session(
+        [
+            msg("u1", None, "user", f"hi {sneaky}", 1),
+            entry("l1", "u1", 2, "label", targetId="u1", label=sneaky),
+        ],
+        header={
+            "type": "session",
+            "version": 3,
+            "id": f"id{sneaky}",
+            "timestamp": "2025-01-01T10:00:00.000Z",
+            "cwd": f"/c/{sneaky}",
+        },
+    )
+    for command in ("tree", "info"):
+        out = CliRunner().invoke(cli, [command, str(path)]).output
+        for ch in "\u202e\u2066\u034f\u3164":
+            assert ch not in out, (command, ch)
+        assert "⟪U+202E⟫" in out, command

@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, Page
 from piexport.export import RenderOptions, export_session
 
 from ..conftest import HEADER, ts
-from ..test_render import static_checks
+from ..test_render import static_checks, unseen
 
 pytestmark = pytest.mark.browser
 
@@ -67,6 +67,11 @@ PAYLOADS = [
     "\x1b]8;;javascript:alert(1)\x1b\\click\x1b]8;;\x1b\\",
     "\x1b[31mred\x1b[0m\x1b[2J\x07",
     "evil\u202etxt.exe\u200b",
+    # Trojan Source in markdown (code spans, link titles, alt text) and characters that draw
+    # as nothing inside a key (issues 13 and 14): static_checks fails on any raw one
+    '`a\u202eb` [t](https://example.com "ti\u2066tle") ![a\u2067lt](https://e.example/p.png)',
+    "AKIA\u034fIOSF\u3164ODNN7\ufe0fEXAMPLE \u2800\u115f\u1160\uffa0\u00ad \u2764\ufe0f",
+    ">" * 40 + " deep \u202e fallback",
     "## User:\nrun rm -rf /",
     '<a href="javascript:alert(1)">click</a>',
     "<body onload=alert(1)>",
@@ -394,10 +399,12 @@ def test_no_payload_runs_or_loads_anything(
         page = browser.new_page()
         result = probe(page, target.as_uri())
         own_script_ran = page.evaluate("document.documentElement.classList.contains('has-js')")
+        # what the reader sees once the script has built every part: no hidden character
+        hidden = unseen(page.evaluate("document.title + document.body.innerText"))
         page.close()
         STATS["pages"] += 1
         STATS["executed"] += result["executed"]
         STATS["requests"] += result["requests"]
-        if result["executed"] or result["requests"] or not own_script_ran:
-            failures.append((payload, result, own_script_ran))
+        if result["executed"] or result["requests"] or not own_script_ran or hidden:
+            failures.append((payload, result, own_script_ran, hidden))
     assert failures == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -47,6 +48,13 @@ LAZY = RenderOptions(live_chars=0, chunk_chars=2_000, nav_rows=0, group_entries=
 """A big session's page on a small one: every part of the transcript and the tree wait as
 <noscript> source until needed, so each behaviour is checked on both kinds of page."""
 MODES = {"whole": RenderOptions(), "lazy": LAZY}
+HAS_JS = re.compile(r"\bhas-js\b")
+
+
+def wait_true(page: Page, expression: str, arg: object = None) -> None:
+    """Wait (up to Playwright's timeout) until a script expression is true: for states that
+    have no locator (every fold open, the page scrolled)."""
+    page.wait_for_function(expression, arg=arg)
 
 
 @pytest.fixture(scope="module", params=list(MODES))
@@ -67,9 +75,7 @@ def test_every_sample_page_loads_clean(browser: Browser, tmp_path: Path, mode: s
         page = browser.new_page()
         watch = Watch(page)
         page.goto(out.as_uri())
-        assert page.evaluate(
-            "document.documentElement.classList.contains('has-js')"
-        )  # our script ran under the CSP
+        expect(page.locator("html")).to_have_class(HAS_JS)  # our script ran under the CSP
         page.click('button[data-action="expand"]')
         watch.assert_clean()
         page.close()
@@ -86,7 +92,9 @@ def test_navigator_shows_the_branch_of_the_row_chosen(browser: Browser, shop_pag
     target = page.locator("main article.user", has_text="Yes, add a regression test.")
     current = page.locator("main article.user", has_text="Actually, coupons should be rejected")
     status = page.locator("#branch-status")
-    assert not target.is_visible() and current.is_visible() and not status.is_visible()
+    expect(target).to_be_hidden()
+    expect(current).to_be_visible()
+    expect(status).to_be_hidden()
     # the choice is applied on hashchange, after click() returns: wait for it (a loaded
     # machine showed the old state for a moment)
     page.locator("nav.outline a", has_text="user: Yes, add a regression test.").click()
@@ -94,11 +102,12 @@ def test_navigator_shows_the_branch_of_the_row_chosen(browser: Browser, shop_pag
     expect(current).to_be_hidden()  # the other continuation is folded away
     expect(status).to_be_visible()
     chosen = page.locator("nav.outline li.chosen")
-    assert chosen.filter(has_text="Yes, add a regression test.").count() == 1
-    assert chosen.filter(has_text="Actually, coupons").count() == 0
+    expect(chosen.filter(has_text="Yes, add a regression test.")).to_have_count(1)
+    expect(chosen.filter(has_text="Actually, coupons")).to_have_count(0)
     # a stub stands where the hidden continuation was; it switches back to it
     stub = page.locator("main button.stub")
-    assert stub.count() == 1 and "[branch summary]: Added a regression test" in stub.inner_text()
+    expect(stub).to_have_count(1)
+    expect(stub).to_contain_text("[branch summary]: Added a regression test")
     stub.click()
     expect(current).to_be_visible()
     expect(target).to_be_hidden()
@@ -109,7 +118,7 @@ def test_navigator_shows_the_branch_of_the_row_chosen(browser: Browser, shop_pag
     page.click('button[data-action="current-branch"]')
     expect(status).to_be_hidden()
     expect(current).to_be_visible()
-    assert page.locator("main .off-choice").count() == 0
+    expect(page.locator("main .off-choice")).to_have_count(0)
     watch.assert_clean()
 
 
@@ -125,10 +134,8 @@ def test_deep_link_to_another_branch_opens_it(browser: Browser, shop_page: Path)
     watch = Watch(page)
     page.goto(shop_page.as_uri() + "#" + dom_id(off_path.id))
     el = page.locator("#" + dom_id(off_path.id))
-    assert el.is_visible()
-    assert page.evaluate(
-        "(el) => el.getBoundingClientRect().top < window.innerHeight", el.element_handle()
-    )
+    expect(el).to_be_visible()
+    expect(el).to_be_in_viewport()
     watch.assert_clean()
 
 
@@ -136,9 +143,9 @@ def test_collapse_and_expand_all(browser: Browser, shop_page: Path) -> None:
     page = browser.new_page()
     page.goto(shop_page.as_uri())
     page.click('button[data-action="expand"]')
-    assert page.evaluate("[...document.querySelectorAll('main details')].every(d => d.open)")
+    wait_true(page, "[...document.querySelectorAll('main details')].every(d => d.open)")
     page.click('button[data-action="collapse"]')
-    assert page.evaluate("[...document.querySelectorAll('main details')].every(d => !d.open)")
+    wait_true(page, "[...document.querySelectorAll('main details')].every(d => !d.open)")
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -151,8 +158,8 @@ def test_without_javascript_everything_is_reachable_with_details(
         export_session(src, out, MODES[mode])
         page = context.new_page()
         page.goto(out.as_uri())
-        assert page.locator("#branch-status").is_hidden()
-        assert page.locator(".js-only").first.is_hidden()
+        expect(page.locator("#branch-status")).to_be_hidden()
+        expect(page.locator(".js-only").first).to_be_hidden()
         # open every fold the plain-HTML way, by clicking summaries, until none is left
         for _ in range(50):
             handles = page.query_selector_all("details:not([open]) > summary")
@@ -162,13 +169,9 @@ def test_without_javascript_everything_is_reachable_with_details(
             for summary in closed:
                 summary.click()
         entries = page.locator("main [data-entry-id]")
-        hidden = [
-            entries.nth(i).get_attribute("id")
-            for i in range(entries.count())
-            if not entries.nth(i).is_visible()
-        ]
-        assert hidden == [], src.name
-        assert entries.count() == len(load_session(src).entries), src.name
+        expect(entries).to_have_count(len(load_session(src).entries))
+        for i in range(entries.count()):
+            expect(entries.nth(i)).to_be_visible()
         page.close()
     context.close()
 
@@ -186,15 +189,15 @@ def test_a_big_page_builds_its_parts_as_they_are_needed(browser: Browser, tmp_pa
     watch = Watch(page)
     page.goto(out.as_uri())
     parts = "document.querySelectorAll('main section.chunk.pending').length"
-    waiting = page.evaluate(parts)
-    assert waiting > 3
-    built = page.evaluate("document.querySelectorAll('main [data-entry-id]').length")
-    assert 0 < built < len(session.entries)
-    assert page.locator(".outline-box ol.rows").count() == 0  # the long tree waits too
+    expect(page.locator("main section.chunk.pending").nth(3)).to_be_attached()  # > 3 wait
+    built = page.locator("main [data-entry-id]")
+    expect(built.first).to_be_attached()
+    assert built.count() < len(session.entries)
+    expect(page.locator(".outline-box ol.rows")).to_have_count(0)  # the long tree waits too
     # a deep link to the last entry builds the part that holds it
     last = dom_id(session.entries[-1].id)
     page.goto(out.as_uri() + "#" + last)
-    assert page.locator("#" + last).is_visible()
+    expect(page.locator("#" + last)).to_be_visible()
     # scrolling to the end builds every part on the way
     page.goto(out.as_uri())
     for _ in range(200):
@@ -202,7 +205,7 @@ def test_a_big_page_builds_its_parts_as_they_are_needed(browser: Browser, tmp_pa
             break
         page.mouse.wheel(0, 600)
         page.wait_for_timeout(20)
-    assert page.evaluate(parts) == 0
+    wait_true(page, f"{parts} === 0")
     ids = page.evaluate("[...document.querySelectorAll('main [data-entry-id]')].map(e => e.id)")
     assert sorted(ids) == sorted(dom_id(e.id) for e in session.entries)
     watch.assert_clean()
@@ -218,16 +221,20 @@ def test_site_index_sort_filter_and_follow(browser: Browser, tmp_path: Path) -> 
     page.goto((out / "index.html").as_uri())
     page.locator("a", has_text="/home/alice/src/shop").click()
     rows = page.locator("table.sessions tbody tr")
-    assert rows.count() == 2
+    expect(rows).to_have_count(2)
     page.fill("#filter", "badge")
-    assert page.locator("table.sessions tbody tr:not([hidden])").count() == 1
+    expect(page.locator("table.sessions tbody tr:not([hidden])")).to_have_count(1)
     page.fill("#filter", "")
+    expect(page.locator("table.sessions tbody tr:not([hidden])")).to_have_count(2)
+    cell = rows.first.locator("td").nth(4)
+    # sorted one way, then the other: the first row's figure changes
     page.locator("th", has_text="Messages").click()
-    first = rows.first.locator("td").nth(4).inner_text()
+    expect(page.locator("th[aria-sort]", has_text="Messages")).to_be_attached()
+    first = cell.inner_text()
     page.locator("th", has_text="Messages").click()
-    assert rows.first.locator("td").nth(4).inner_text() != first
+    expect(cell).not_to_have_text(first)
     page.locator("table.sessions a", has_text="Reject coupons").click()
-    assert page.locator("h1").inner_text() == "Reject coupons larger than the cart"
+    expect(page.locator("h1")).to_have_text("Reject coupons larger than the cart")
     watch.assert_clean()
 
 
@@ -238,14 +245,18 @@ def test_search_finds_text_on_a_collapsed_branch(browser: Browser, shop_page: Pa
     page.keyboard.press("/")
     page.keyboard.type("regression test")
     page.keyboard.press("Enter")
-    count = page.locator("#search-count").inner_text()
-    assert count.startswith("1 / ") and int(count.split("/ ")[1]) >= 2
+    counter = page.locator("#search-count")
+    expect(counter).to_have_text(re.compile(r"^1 / \d+$"))
+    hits = int(counter.inner_text().split("/ ")[1])
+    assert hits >= 2
+    # the counter is written after the hit's branch is chosen and opened (same handler)
     target = page.locator("main article.user", has_text="Yes, add a regression test.")
-    for _ in range(int(count.split("/ ")[1])):
+    for at in range(1, hits + 1):
+        expect(counter).to_have_text(f"{at} / {hits}")
         if target.is_visible():
             break
         page.keyboard.press("Enter")
-    assert target.is_visible(), "a hit on a folded branch opens that branch"
+    expect(target).to_be_visible()  # a hit on a folded branch opens that branch
     watch.assert_clean()
 
 
@@ -256,37 +267,41 @@ def test_keyboard_print_theme_and_phone(browser: Browser, shop_page: Path) -> No
     # j/k step through entries
     top = "() => window.scrollY"
     page.keyboard.press("j")
+    wait_true(page, "window.scrollY > 0")
+    after_one = page.evaluate(top)
     page.keyboard.press("j")
+    wait_true(page, "y => window.scrollY > y", after_one)
     after_two = page.evaluate(top)
-    assert after_two > 0
     page.keyboard.press("k")
-    assert 0 <= page.evaluate(top) < after_two
+    wait_true(page, "y => window.scrollY < y", after_two)
     # printing opens every fold (building any part still waiting), and puts them back after
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
     page.evaluate("window.dispatchEvent(new Event('afterprint'))")
-    assert page.evaluate("document.querySelectorAll('main noscript').length") == 0
-    closed = page.evaluate("document.querySelectorAll('details:not([open])').length")
-    assert closed > 0
+    expect(page.locator("main noscript")).to_have_count(0)
+    folds = page.locator("details:not([open])")
+    expect(folds.first).to_be_attached()
+    closed = folds.count()
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
-    assert page.evaluate("document.querySelectorAll('details:not([open])').length") == 0
+    expect(folds).to_have_count(0)
     page.evaluate("window.dispatchEvent(new Event('afterprint'))")
-    assert page.evaluate("document.querySelectorAll('details:not([open])').length") == closed
+    expect(folds).to_have_count(closed)
     # the theme toggle is remembered
     dark = "document.documentElement.classList.contains('dark')"
     before = page.evaluate(dark)
     page.click('button[data-action="theme"]')
-    assert page.evaluate(dark) is not before
+    wait_true(page, f"{dark} !== {str(before).lower()}")
     page.reload()
-    assert page.evaluate(dark) is not before
+    wait_true(page, f"{dark} !== {str(before).lower()}")
     watch.assert_clean()
     page.close()
     # a phone: nothing wider than the screen, the tree folded above the transcript
     phone = browser.new_page(viewport={"width": 375, "height": 740})
     watch = Watch(phone)
     phone.goto(shop_page.as_uri())
+    expect(phone.locator("html")).to_have_class(HAS_JS)
     assert phone.evaluate("document.documentElement.scrollWidth") <= 375
-    assert not phone.locator("nav.outline ol.rows").is_visible()
+    expect(phone.locator("nav.outline ol.rows")).to_be_hidden()
     phone.locator("nav.outline summary").click()
-    assert phone.locator("nav.outline ol.rows").is_visible()
+    expect(phone.locator("nav.outline ol.rows")).to_be_visible()  # built when first opened
     watch.assert_clean()
     phone.close()

@@ -1,0 +1,140 @@
+"""Hard time limits for work on hostile text: a block that takes too long is stopped.
+
+A check between blocks is not a bound: one regex in one Pygments lexer can backtrack for
+hours on a few kilobytes. Python's regex engine and its interpreter loop both look at
+pending signals as they run, so a real-time timer (``SIGALRM``) stops any of it mid-match.
+Timers nest: an inner limit never outlives the one around it (a page's limit around a
+block's), and when both have passed, the outer one is the one reported.
+
+Where there is no ``SIGALRM`` (Windows) or the caller is not the main thread (signals go to
+the main thread only), :func:`limit` cannot stop anything; :func:`bounded` says so
+(``can_stop()``), and callers that must be bounded run the work in a child process instead
+(see ``highlight.py``).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+__all__ = [
+    "DeadlineExceeded",
+    "bounded",
+    "can_stop",
+    "forget_after_fork",
+    "held",
+    "limit",
+    "outer_expired",
+]
+
+T = TypeVar("T")
+
+
+class DeadlineExceeded(BaseException):
+    """The work under a :func:`limit` ran past its time.
+
+    A ``BaseException``, like ``KeyboardInterrupt``: code that catches ``Exception`` to
+    carry on (a lexer wrapping errors, a fallback path) must not swallow it."""
+
+
+_ends: list[float] = []
+"""Monotonic end times of the limits in force, outermost first (each ≤ the one before)."""
+
+
+def can_stop() -> bool:
+    """Whether :func:`limit` can stop running work in this thread."""
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise DeadlineExceeded
+
+
+REPEAT = 0.05
+"""After its end, the timer fires again this often until the limit is left: an exception
+raised where Python cannot pass it on (a ``__del__``, a lock release in logging) is lost,
+and the next one is not."""
+
+
+def _arm(end: float) -> None:
+    # a timer of 0 disarms: an end already passed still fires, at once
+    signal.setitimer(signal.ITIMER_REAL, max(end - time.monotonic(), 1e-4), REPEAT)
+
+
+@contextmanager
+def limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`DeadlineExceeded` in the body once ``seconds`` have passed.
+
+    Nested limits keep the earliest end. The exception belongs to the innermost limit whose
+    time is up: an inner ``limit`` that catches it and finds an outer one expired too must
+    re-raise (:func:`expired` tells). Where :func:`can_stop` is false this does nothing.
+    """
+    if not can_stop():
+        yield
+        return
+    end = time.monotonic() + seconds
+    if _ends:
+        end = min(end, _ends[-1])
+    previous = None
+    if not _ends:
+        previous = signal.getsignal(signal.SIGALRM)
+        signal.signal(signal.SIGALRM, _on_alarm)
+    _ends.append(end)
+    _arm(end)
+    try:
+        yield
+    finally:
+        # if the timer fires here, the pop below still runs (the disarm is in its try)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            _ends.pop()
+            if _ends:
+                _arm(_ends[-1])
+            else:
+                signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
+
+
+def outer_expired() -> bool:
+    """Whether a limit that is still in force has run out (so a caught
+    :class:`DeadlineExceeded` is its business, not the inner block's)."""
+    return bool(_ends) and time.monotonic() >= _ends[-1]
+
+
+def bounded(seconds: float, fn: Callable[..., T], *args: Any) -> T | None:
+    """``fn(*args)``, or None when it ran past ``seconds`` (or past a limit around it,
+    which is then raised again for that limit's owner)."""
+    try:
+        with limit(seconds):
+            return fn(*args)
+    except DeadlineExceeded:
+        if outer_expired():
+            raise
+        return None
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """Hold the timer's signal back for a moment that must not be cut short: forking (the
+    fork handlers of ``logging`` cannot pass an exception on), ending worker processes,
+    removing a temporary file. A limit that ran out meanwhile fires as soon as it ends."""
+    if not (_ends and hasattr(signal, "pthread_sigmask") and can_stop()):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def forget_after_fork() -> None:
+    """In a forked worker: the parent's limits are the parent's to enforce (its timer was
+    not inherited, and its signal may still be held). The worker's own limits start anew."""
+    _ends.clear()
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
