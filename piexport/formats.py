@@ -13,6 +13,7 @@ from .context import build_session_context
 from .jsonutil import dumps
 from .model import JSON, Entry, Session, content_text
 from .outline import tool_call_summary
+from .redact import shorten
 from .summary import code_fence
 
 
@@ -103,7 +104,8 @@ def session_markdown(session: Session, leaf_id: str | None = None) -> str:
             and isinstance(msg.get("toolCallId"), str)
         ):
             results.setdefault(msg["toolCallId"], e)
-    title = session.name or (session.first_user_text() or "pi session").split("\n")[0][:80]
+    title = session.name or (session.first_user_text() or "pi session").split("\n")[0]
+    title = shorten(title, 80, "")
     lines = [f"# {title}", "", f"- Project: `{session.cwd}`", f"- Session: `{session.id}`", ""]
     for e in session.path_entries(leaf_id):
         lines += _entry_markdown(e, results)

@@ -21,6 +21,7 @@ import orjson
 from .errors import InputError
 from .migrate import CURRENT_VERSION, migrate
 from .model import JSON, Diagnostic, Entry, Session, SessionHeader
+from .redact import shorten
 from .tree import build_tree, resolve_labels, resolve_name, timestamp_ms
 
 MAX_LINE_BYTES = 256 * 1024 * 1024
@@ -418,7 +419,7 @@ def _looks_iso(value: Any) -> bool:
 
 def _short(value: Any) -> str:
     text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
+    return shorten(text, 40)
 
 
 def _id_text(value: Any) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from .model import Entry, Session, content_text
+from .redact import shorten
 from .tree import flatten
 
 MAX_SUMMARY = 200
@@ -26,8 +27,7 @@ def terminal_safe(text: str) -> str:
 
 
 def _one_line(text: str, limit: int = MAX_SUMMARY) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return shorten(" ".join(text.split()), limit)
 
 
 def _short_path(p: str) -> str:
@@ -55,7 +55,7 @@ def tool_call_summary(name: Any, args: Any) -> str:
     if name == "bash":
         cmd = str(a.get("command") or "")
         flat = " ".join(cmd.split())
-        return f"[bash: {flat[:50]}{'...' if len(cmd) > 50 else ''}]"
+        return f"[bash: {shorten(flat, 53, '...') if len(cmd) > 50 else flat}]"
     if name == "grep":
         return f"[grep: /{a.get('pattern') or ''}/ in {path_arg('.')}]"
     if name == "find":
@@ -63,7 +63,7 @@ def tool_call_summary(name: Any, args: Any) -> str:
     if name == "ls":
         return f"[ls: {path_arg('.')}]"
     dumped = orjson.dumps(args).decode() if args is not None else ""
-    return f"[{name}: {dumped[:40]}{'...' if len(dumped) > 40 else ''}]"
+    return f"[{name}: {shorten(dumped, 43, '...') if len(dumped) > 40 else dumped}]"
 
 
 def tool_calls_by_id(session: Session) -> dict[str, tuple[Any, Any]]:

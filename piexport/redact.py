@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import html
+import json
 import re
 import unicodedata
 from collections import Counter
@@ -116,7 +117,7 @@ _CONFIG_LINE = "".join(
         r"[\w.-]{0,20}[ \t]*(?::[ \t]+|=[ \t]*)(?P<q>[\"']?)",
         r"(?P<secret>(?![\d.,_]+[\"']?[ \t]*$)",  # not only a number (max_tokens: 4096)
         r"(?=[^\s\"']*[0-9!@%^&*+=/~-])",  # a digit or a symbol: not token: SecretStr
-        r"[^\s\"'#,;(){}\[\]<>`]{4,512})(?P=q)[ \t]*$",  # the rest of the line is the value
+        r"[^\s\"'#,;(){}\[\]<>`]{4,8192})(?P=q)[ \t]*$",  # the rest of the line is the value
     ]
 )
 """A config line in any case (YAML, .ini, .properties, .npmrc) whose key holds a secret
@@ -138,7 +139,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "aws-secret-key",
-        r"(?i:aws)[\w.-]{0,20}?(?i:secret|sk)[\w.-]{0,20}[\"']?\s{0,3}[:=]{1,2}>?\s{0,3}[\"']?"
+        r"(?i:aws)[\w.-]{0,20}?(?i:secret|sk)[\w.-]{0,20}(?:\\{0,7}[\"'])?[ \t]{0,3}[:=]{1,2}>?"
+        r"[ \t]{0,3}(?:\\{0,7}[\"'])?"
         r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
         "aws",
     ),
@@ -187,6 +189,14 @@ RULES: tuple[Rule, ...] = (
     _rule("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END, "sg."),
     _rule("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", "dop_v1_ doo_v1_ dor_v1_"),
     _rule("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyj"),
+    _rule(
+        "telegram-bot-token",
+        r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}"
+        + _END
+        + r"|(?<=/bot)\d{3,15}:[A-Za-z0-9_-]{20,64}"
+        + _END,
+        ":aa /bot",
+    ),
     # shapes
     _rule(
         "url-credentials",
@@ -195,39 +205,98 @@ RULES: tuple[Rule, ...] = (
         "://",
         generic=True,
     ),
+    _rule(  # user:pass@host without a scheme (git remotes, rsync, proxies)
+        "url-credentials",
+        r"(?<![\w/:@.%+-])(?!(?i:mailto|sip|tel|xmpp|data):)[A-Za-z0-9._%+-]{1,64}:"
+        r"(?P<secret>[^\s:/?#@\"'<>`]{3,256})@"
+        r"(?:localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8})(?![\w-])",
+        "@",
+        generic=True,
+    ),
     _rule(
         "auth-header",
-        r"(?<![\w-])(?i:(?:proxy-)?authorization)[\"']?\s{0,3}[:=]\s{0,3}[\"']?"
-        r"(?i:(?:bearer|basic|token|digest|bot|negotiate)\s+)?"
-        r"(?!(?i:bearer|basic|token|digest|bot|negotiate)(?:\s|$))(?P<secret>[A-Za-z0-9._~+/=:-]{6,})",
+        r"(?<![\w-])(?i:(?:proxy-)?authorization)(?:\\{0,7}[\"'])?[ \t]{0,3}[:=][ \t]{0,3}"
+        r"(?:\\{0,7}[\"'])?(?i:(?:bearer|basic|token|digest|bot|negotiate)[ \t]+)?"
+        r"(?!(?i:bearer|basic|token|digest|bot|negotiate)(?![\w-]))"  # a scheme, not a value
+        r"(?P<secret>[A-Za-z0-9._~+/=:-]{6,})",
         "authorization",
         generic=True,
     ),
     _rule(
         "auth-header",
         r"(?<![\w-])(?i:x-api-key|x-auth-token|api-key|private-token|x-access-token)"
-        r"[\"']?\s{0,3}:\s{0,3}[\"']?(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
+        r"(?:\\{0,7}[\"'])?[ \t]{0,3}:[ \t]{0,3}(?:\\{0,7}[\"'])?"
+        r"(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
         "x-api-key x-auth-token api-key private-token x-access-token",
+        generic=True,
+    ),
+    _rule(  # Cookie: / Set-Cookie: headers, curl -b/--cookie 'name=value'
+        "cookie",
+        r"(?<![\w-])(?i:set-cookie|cookie)(?:\\{0,7}[\"'])?[ \t]{0,3}:[ \t]{0,3}(?:\\{0,7}[\"'])?"
+        r"(?P<secret>[^\s;=\"'\\]{1,256}=[^\r\n\"'\\]{3,8192})"
+        r"|-(?<![\w-]-)(?:b|-cookie)[ \t]+[\"']"
+        r"(?P<secret2>[^\s;=\"']{1,256}=[^\n\"']{3,8192})[\"']",
+        "cookie -b",
+        generic=True,
+    ),
+    _rule(  # --password=…, --db-password …, --api-key …, --client-secret …
+        "cli-secret",
+        r"--(?<![\w-]--)(?:[A-Za-z0-9]{1,20}[-_]){0,2}"
+        r"(?i:password|passwd|pass|token|secret|api-key|api_key|apikey|secret-key|access-key)"
+        r"(?:=|[ \t]+)(?P<q>[\"']?)(?!-)(?P<secret>[^\s\"'`]{3,512})(?P=q)",
+        "--",
+        generic=True,
+    ),
+    _rule(  # mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET
+        "cli-secret",
+        r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?[ \t]-p"
+        r"(?P<q>[\"']?)(?P<secret>[^\s\"'`|;&]{1,256})(?P=q)"
+        r"|\bsshpass(?:[ \t]+-[^p\s]\S{0,200}){0,4}[ \t]+-p[ \t]*(?P<q2>[\"']?)"
+        r"(?P<secret2>[^\s\"'`]{1,256})(?P=q2)"
+        r"|\bredis-cli(?:[ \t]+[^\s-]\S{0,200}|[ \t]+-[^a\s]\S{0,200}){0,8}[ \t]+-a[ \t]+"
+        r"(?P<q3>[\"']?)(?P<secret3>[^\s\"'`]{1,256})(?P=q3)",
+        "mysql mariadb sshpass redis-cli",
+        generic=True,
+    ),
+    _rule(  # curl -u user:password, --user, --proxy-user
+        "cli-secret",
+        r"-(?<![\w-]-)(?:u|-user|-proxy-user)(?:[ \t]+|=)(?P<q>[\"']?)"
+        r"(?!\d{1,10}:\d{1,10}(?![^\s\"'`]))[^\s:\"'`]{1,128}:(?P<secret>[^\s\"'`]{1,256})(?P=q)",
+        "-u",
+        generic=True,
+    ),
+    _rule(  # tokens in URL queries and form bodies: ?access_token=…, &password=…
+        "url-token",
+        r"[?&](?i:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key"
+        r"|secret|client_secret|password|passwd|pwd|x-amz-signature|x-amz-security-token"
+        r"|x-goog-signature|sessionid|session_id)=(?P<secret>[^\s&#\"'`<>\\]{4,4096})"
+        r"|[?&](?i:key|code|sig|signature|auth|pass|session|sid)="
+        r"(?P<secret2>[A-Za-z0-9_.~+/%=-]{16,4096})(?![^\s&#\"'`<>\\])"
+        r"|[\s'\"](?i:password|passwd|pwd|access_token|refresh_token|client_secret|api_key|apikey)"
+        r"=(?P<secret3>(?=[^\s&#\"'`<>(){}\[\],;\\]{0,512}[0-9!@%^*+/~-])"
+        r"[^\s&#\"'`<>(){}\[\],;\\]{4,512})",
+        "token key secret pass pwd sig auth code session sid",
         generic=True,
     ),
     _rule(
         "secret-assignment",
-        _SECRET_WORDS + r"[A-Z0-9_]{0,20}\s{0,3}(?::=|=|:\s)\s{0,3}"
-        r"(?P<q>[\"']?)(?P<secret>[^\s\"'`]{4,512})(?P=q)",
+        _SECRET_WORDS + r"[A-Z0-9_]{0,20}[ \t]{0,3}(?::=|=|:[ \t])[ \t]{0,3}"
+        r"(?P<q>\\{0,7}[\"']?)(?P<secret>[^\s\"'`\\]{4,8192})(?P=q)",
         _WORDS_KEYS,
         generic=True,
     ),
     _rule(
         "secret-assignment",
-        r"(?P<kq>[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
-        r"(?P<q>[\"'])(?P<secret>[^\"'\n]{4,512})(?P=q)",
+        r"(?P<kq>\\{0,7}[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
+        r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
         _WORDS_KEYS,
         generic=True,
         flags=re.IGNORECASE,
     ),
     _rule(
         "secret-assignment",
-        _SECRET_WORDS_LOWER + r"\s{0,3}[:=]\s{0,3}(?P<q>[\"'])(?P<secret>[^\"'\n]{4,512})(?P=q)",
+        _SECRET_WORDS_LOWER
+        + r"[ \t]{0,3}[:=][ \t]{0,3}(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
         _WORDS_KEYS,
         generic=True,
     ),
@@ -253,18 +322,67 @@ _PLACEHOLDER = re.compile(
     )$""",
     re.VERBOSE,
 )
+_PLACEHOLDER_WORDS = re.compile(
+    r"""(?ix)^(?:
+        [a-z]+(?:[ \t]+[a-z]+)+[.!]?     # prose: "see docs", "ask the admin"
+      | [A-Z]+(?:_[A-Z]+)+              # the name of a variable: GITHUB_TOKEN
+      | (?:[a-z]+[_.-])*(?:your|here|changeme|placeholder|replaceme|dummy|fixme|todo)
+        (?:[_.-][a-z]+)*                # YOUR_API_KEY_HERE, changeme, my-token-here
+    )$"""
+)
+"""Values of a ``KEY=value`` shape that say what belongs there rather than holding it (no
+digit: a real secret of only letters and separators, under such words, is not caught)."""
+
+
+def _is_placeholder(value: str) -> bool:
+    """A value a shape rule found that is not a secret: ``$VAR``, ``<token>``, prose… or the
+    start of one that the page shortened (``${{ secre…``, ``<your-t...``)."""
+    if _PLACEHOLDER.match(value) or _PLACEHOLDER_WORDS.match(value):
+        return True
+    if value.endswith(("…", "...")):
+        head = value.rstrip(".…")
+        return not head or bool(_PLACEHOLDER_START.match(head))
+    return False
+
+
+_PLACEHOLDER_START = re.compile(r"[$<%*.x-]|\{\{|(?:os\.|process\.|env\.|ENV\[|getenv)")
+
 
 # format characters (zero-width space/joiners, bidi controls, soft hyphen, BOM, …)
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 
 
+INVISIBLE_EXTRA = frozenset(
+    chr(c)
+    for a, b in (
+        (0x034F, 0x034F),  # combining grapheme joiner
+        (0x115F, 0x1160),  # Hangul choseong/jungseong fillers
+        (0x17B4, 0x17B5),  # Khmer inherent vowels
+        (0x180B, 0x180F),  # Mongolian variation selectors
+        (0x3164, 0x3164),  # Hangul filler
+        (0xFE00, 0xFE0F),  # variation selectors (U+FE0F after ghp_)
+        (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
+        (0xE0100, 0xE01EF),  # variation selectors supplement
+    )
+    for c in range(a, b + 1)
+)
+"""Characters that render as nothing (or as blank space no wider than a glyph joins) but are
+not format (Cf) characters: removed before matching like the Cf ones. (To be unified with
+``textsafe``'s set of invisible characters.)"""
+
+
+def _invisible(ch: str) -> bool:
+    return ch in INVISIBLE_EXTRA or unicodedata.category(ch) == "Cf"
+
+
 @cache
 def _format_chars() -> re.Pattern[str]:
-    """Every format (Cf) character: zero-width spaces and joiners, bidi controls, soft hyphen,
-    BOM, tags. Built once from the Unicode database."""
+    """Every format (Cf) character (zero-width spaces and joiners, bidi controls, soft hyphen,
+    BOM, tags) and every other character that renders as nothing (``INVISIBLE_EXTRA``).
+    Built once from the Unicode database."""
     ranges: list[list[int]] = []
     for c in range(0x80, 0x110000):
-        if unicodedata.category(chr(c)) == "Cf":
+        if _invisible(chr(c)):
             if ranges and ranges[-1][1] == c - 1:
                 ranges[-1][1] = c
             else:
@@ -300,7 +418,7 @@ def _normalise(text: str) -> tuple[str, list[int] | None]:
             where.extend(range(pos, m.start()))
         for i in range(m.start(), m.end()):
             ch = text[i]
-            if unicodedata.category(ch) == "Cf":
+            if _invisible(ch):
                 continue
             nf = unicodedata.normalize("NFKC", ch)
             out.append(nf)
@@ -322,6 +440,9 @@ class _RuleIndex:
     always: tuple[int, ...]
     """Rules with no keywords (users' own patterns): they run on every text."""
 
+
+_PAIR_KEYWORDS = (*_WORDS_KEYS.split(), "auth", "cookie")
+"""A key holding one of these may name a secret, so its value is redacted with it."""
 
 _MEMO_CHARS = 64
 _MEMO_ENTRIES = 100_000
@@ -392,7 +513,27 @@ class Redactor:
         return f"{TOKEN_PREFIX}{rule}:{hexed[:8]}]"
 
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
-        """Non-overlapping (start, end, rule) of every secret in already-normalised text."""
+        """Non-overlapping (start, end, rule) of every secret in already-normalised text, as
+        written and as a markdown renderer would show it (``AKIA**IOSF…**`` and ``ghp\\_…``
+        read as one key)."""
+        found = self._rule_spans(text)
+        joined, where = _markdown_read(text)
+        if where is not None:
+            found += [
+                (where[a], p, where[b - 1] + 1, name) for a, p, b, name in self._rule_spans(joined)
+            ]
+        found.sort()
+        merged: list[tuple[int, int, str]] = []
+        for start, _priority, end, name in found:
+            if merged and start < merged[-1][1]:  # overlap: one token covers both
+                last = merged[-1]
+                merged[-1] = (last[0], max(last[1], end), last[2])
+            else:
+                merged.append((start, end, name))
+        return merged
+
+    def _rule_spans(self, text: str) -> list[tuple[int, int, int, str]]:
+        """(start, priority, end, rule) of every match of every rule in ``text``."""
         found: list[tuple[int, int, int, str]] = []
         tokens = [m.span() for m in _TOKEN.finditer(text)] if TOKEN_PREFIX in text else []
         lower = text.lower()
@@ -404,25 +545,17 @@ class Redactor:
         for priority in sorted(todo):
             rule = self.rules[priority]
             for m in _matches(rule, text, lower):
-                group = "secret" if "secret" in rule.pattern.groupindex else 0
+                group = _secret_group(m)
                 start, end = m.span(group)
                 secret = m.group(group)
                 if start == end or secret is None or secret in self.allow:
                     continue
-                if TOKEN_PREFIX in secret or (rule.generic and _PLACEHOLDER.match(secret)):
+                if TOKEN_PREFIX in secret or (rule.generic and _is_placeholder(secret)):
                     continue
                 if any(a < end and start < b for a, b in tokens):  # inside one of ours
                     continue
                 found.append((start, priority, end, rule.name))
-        found.sort()
-        merged: list[tuple[int, int, str]] = []
-        for start, _priority, end, name in found:
-            if merged and start < merged[-1][1]:  # overlap: one token covers both
-                last = merged[-1]
-                merged[-1] = (last[0], max(last[1], end), last[2])
-            else:
-                merged.append((start, end, name))
-        return merged
+        return found
 
     def _build_index(self) -> _RuleIndex:
         by_keyword: dict[str, list[int]] = {}
@@ -457,6 +590,12 @@ class Redactor:
             return text, ()
         normal, where = _normalise(text)
         spans = self._spans(normal)
+        return self._apply(text, normal, where, spans), tuple(name for _, _, name in spans)
+
+    def _apply(
+        self, text: str, normal: str, where: list[int] | None, spans: list[tuple[int, int, str]]
+    ) -> str:
+        """``text`` with each span of its normalised form replaced by that secret's token."""
         out: list[str] = []
         pos = 0
         for start, end, name in spans:
@@ -469,7 +608,51 @@ class Redactor:
             out.append(token)
             pos = max(pos, o_end)
         out.append(text[pos:])
-        return "".join(out), tuple(name for _, _, name in spans)
+        return "".join(out)
+
+    def redact_pair(self, key: str, value: str) -> str:
+        """The value of ``key`` in structured data, redacted as the page will show the pair:
+        ``"password": "correct-horse-battery"`` (JSON), ``password: …`` (YAML) or
+        ``password=…`` hold a secret that neither the key nor the value holds alone. The
+        gate reads the page with the same rules, so it finds nothing this leaves."""
+        lower = key.lower()
+        if not any(k in lower for k in _PAIR_KEYWORDS) or len(value) < 3:
+            return self.redact_text(value)
+        nkey = _fast_normal(key)
+        normal, where = _normalise(value)
+        escaped = json.dumps(normal, ensure_ascii=False)[1:-1]
+        inside: list[tuple[int, int, int, str]] = []
+        whole: str | None = None
+        for pre, shown, post in (
+            (f'"{nkey}": "', normal, '"'),
+            (f'"{nkey}": "', escaped, '"'),
+            (f"{nkey}: ", normal, ""),
+            (f"{nkey}=", normal, ""),
+        ):
+            if shown is escaped and escaped == normal:
+                continue
+            lo, hi = len(pre), len(pre) + len(shown)
+            for start, end, name in self._spans(pre + shown + post):
+                if start < hi and lo < end:
+                    if shown is normal and lo <= start and end <= hi:
+                        inside.append((start - lo, 0, end - lo, name))
+                    else:
+                        whole = whole or name
+        if whole is not None:
+            self.counts[whole] += 1
+            return self.token(whole, normal)
+        if not inside:
+            return self.redact_text(value)
+        found = [(a, 1, b, name) for a, b, name in self._spans(normal)] + inside
+        found.sort()
+        spans: list[tuple[int, int, str]] = []
+        for start, _p, end, name in found:
+            if spans and start < spans[-1][1]:
+                spans[-1] = (spans[-1][0], max(spans[-1][1], end), spans[-1][2])
+            else:
+                spans.append((start, end, name))
+        self.counts.update(name for _, _, name in spans)
+        return self._apply(value, normal, where, spans)
 
     def scan_text(self, text: str, workers: int = 1) -> list[tuple[str, int]]:
         """``(rule, distinct matches)`` for whatever the rules still find in a page about to
@@ -510,7 +693,9 @@ class Redactor:
 
     def _scan_piece(self, piece: str) -> set[tuple[str, str]]:
         piece = _DATA_URI.sub("data:", piece)  # one line each: slices never cut one
-        text = html.unescape(_TAG.sub("", piece))  # as a reader sees it: tags split code
+        # as a reader sees it: inline tags split code, block tags end a line (so the page's
+        # own words, "Show all 12 lines", never read as the value of the line before)
+        text = html.unescape(_TAG.sub("", _BLOCK_TAG.sub("\n", piece)))
         attributes = unquote(html.unescape(" ".join(_TAG.findall(piece))))
         views = [text, attributes]
         if "%" in text:  # URL-encoded forms in content
@@ -537,6 +722,44 @@ def _by_rule(found: Iterable[set[tuple[str, str]]]) -> list[tuple[str, int]]:
     return sorted(Counter(name for name, _ in set().union(*found)).items())
 
 
+def _secret_group(m: re.Match[str]) -> str | int:
+    """The group a match replaces: ``secret`` (or, in a rule of several forms, whichever of
+    ``secret2``, ``secret3`` matched), else the whole match."""
+    names = m.re.groupindex
+    if "secret" not in names:
+        return 0
+    for name in ("secret", "secret2", "secret3"):
+        if name in names and m.group(name) is not None:
+            return name
+    return 0
+
+
+_MARKDOWN_JOIN = re.compile(
+    r"(?<=[A-Za-z0-9_+/=-])(?:\*{1,3}|~{1,2}|`{1,3}|\\(?=[!-/:-@\[-`{-~]))(?=[A-Za-z0-9_+/=\\-])"
+)
+"""Emphasis, strike and code marks, and backslash escapes, between two characters of a word:
+a markdown renderer drops them and shows the two halves as one word."""
+
+
+def _markdown_read(text: str) -> tuple[str, list[int] | None]:
+    """The text as a markdown renderer shows it (marks inside words removed), and for each of
+    its characters the offset in ``text`` (None when nothing was removed)."""
+    if not ("*" in text or "\\" in text or "`" in text or "~" in text):
+        return text, None
+    out: list[str] = []
+    where: list[int] = []
+    pos = 0
+    for m in _MARKDOWN_JOIN.finditer(text):
+        out.append(text[pos : m.start()])
+        where.extend(range(pos, m.start()))
+        pos = m.end()
+    if pos == 0:
+        return text, None
+    out.append(text[pos:])
+    where.extend(range(pos, len(text)))
+    return "".join(out), where
+
+
 def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
     """The rule's matches; a line-anchored rule is tried only on the lines its locator finds
     in ``lower``, the text lower-cased (when that kept every offset)."""
@@ -561,6 +784,39 @@ _SCAN_SLICE = 2_000_000
 """Characters (bytes, in a written page) the gate scans at a time, up to the next line end."""
 _DATA_URI = re.compile(r"data:image/[A-Za-z0-9.+-]{1,40};base64,[A-Za-z0-9+/=]+")
 _TAG = re.compile(r"<[^<>]{0,4096}>")
+_BLOCK_TAG = re.compile(
+    r"</?(?:p|div|pre|li|ul|ol|dl|dt|dd|tr|td|th|thead|tbody|table|h[1-6]|br|hr|summary"
+    r"|details|button|section|article|header|footer|nav|aside|main|blockquote|figure"
+    r"|figcaption|title|head|body|html|script|style|noscript|template|option|select"
+    r"|textarea|label|input|form|fieldset|legend|dialog|menu)(?![\w-])[^<>]{0,4096}>",
+    re.IGNORECASE,
+)
+
+
+def safe_cut(text: str, end: int) -> int:
+    """The largest offset ``<= end`` that does not fall inside a redaction token: where to
+    cut ``text`` so that no ``[REDACTED:…]`` is left half (a half token is not ours, and the
+    gate would read ``KEY=[RE…`` as a secret)."""
+    if end <= 0 or end >= len(text) or "[" not in text:
+        return max(0, min(end, len(text)))
+    lo = max(0, end - _TOKEN_MAX)
+    for m in _TOKEN.finditer(text, lo, min(len(text), end + _TOKEN_MAX)):
+        if m.start() < end < m.end():
+            return m.start()
+    return end
+
+
+def shorten(text: str, limit: int, mark: str = "…", *, strip: bool = False) -> str:
+    """``text`` cut to at most ``limit`` characters with ``mark`` at the end, never inside a
+    redaction token (every shortening of session text goes through this)."""
+    if len(text) <= limit:
+        return text
+    head = text[: safe_cut(text, max(0, limit - len(mark)))]
+    return (head.rstrip() if strip else head) + mark
+
+
+_TOKEN_MAX = 60
+"""No redaction token is longer (``[REDACTED:`` + a 40-character rule + ``:`` + 8 + ``]``)."""
 
 
 def _rule_name(name: str) -> str:
@@ -619,11 +875,12 @@ _HEADER_STRUCTURE = frozenset({"id", "type", "version", "timestamp"})
 
 
 def _keep(value: JSON, skip: frozenset[str]) -> frozenset[str]:
-    """Keys of one object that hold structure (ids, pairing, image pixels), not content."""
+    """Keys of one object of the session's own structure (an entry, its message, a content
+    block) that hold ids, pairing or image pixels, not content."""
     keep = skip
     kind = value.get("type")
-    if kind == "image":
-        keep = keep | {"data"}  # base64 pixels; the mime type is still scanned
+    if kind == "image" and _BASE64.fullmatch(str(value.get("data", ""))):
+        keep = keep | {"data"}  # base64 pixels: no secret reads in them; the mime is scanned
     elif kind == "toolCall":
         keep = keep | {"id"}
     if "toolCallId" in value:
@@ -631,35 +888,47 @@ def _keep(value: JSON, skip: frozenset[str]) -> frozenset[str]:
     return keep
 
 
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+_NOTHING: frozenset[str] = frozenset()
+
+
 def _redact_value(root: JSON, r: Redactor, skip: frozenset[str]) -> JSON:
-    """A copy of a JSON object with every string (values and keys) redacted. Iterative: the
+    """A copy of a JSON object with every string (values and keys) redacted; a string under a
+    key that names a secret is redacted as the pair the page shows. Only the session's own
+    structure (the entry, its ``message``, the blocks of its ``content``) keeps ids and image
+    pixels: the same shapes inside custom data or tool arguments are content. Iterative: the
     loader accepts nesting deeper than Python's recursion limit."""
 
-    def copy(value: Any) -> Any:
+    def copy(value: Any, structural: bool = False) -> Any:
         if isinstance(value, str):
             return r.redact_text(value)
         if isinstance(value, dict):
             new: JSON = {}
-            stack.append((value, new, _keep(value, frozenset())))
+            stack.append(
+                (value, new, _keep(value, _NOTHING) if structural else _NOTHING, structural)
+            )
             return new
         if isinstance(value, list):
             items: list[Any] = []
-            stack.append((value, items, frozenset()))
+            stack.append((value, items, _NOTHING, structural))
             return items
         return value
 
     out: JSON = {}
-    stack: list[tuple[Any, Any, frozenset[str]]] = [(root, out, _keep(root, skip))]
+    stack: list[tuple[Any, Any, frozenset[str], bool]] = [(root, out, _keep(root, skip), True)]
     while stack:
-        src, dst, keep = stack.pop()
+        src, dst, keep, structural = stack.pop()
         if isinstance(src, dict):
             for k, v in src.items():
                 if k in keep:
                     dst[k] = v
+                elif isinstance(k, str) and isinstance(v, str):
+                    dst[r.redact_text(k)] = r.redact_pair(k, v)
                 else:
-                    dst[r.redact_text(k) if isinstance(k, str) else k] = copy(v)
-        else:
-            dst.extend(copy(v) for v in src)
+                    nested = structural and k in ("message", "content")
+                    dst[r.redact_text(k) if isinstance(k, str) else k] = copy(v, nested)
+        else:  # the blocks of a structural content list are structure; lists in them are not
+            dst.extend(copy(v, structural) for v in src)
     return out
 
 

@@ -26,6 +26,7 @@ from . import __version__
 from .errors import InputError, PiexportError
 from .model import JSON, Session
 from .output import write_atomic
+from .redact import shorten
 from .stats import file_figures
 from .tree import timestamp_ms
 
@@ -140,7 +141,7 @@ def session_summary(session: Session, source: Path) -> JSON:
     return {
         "id": session.id,
         "name": session.name,
-        "title": " ".join(title.split())[:300],
+        "title": shorten(" ".join(title.split()), 300, ""),
         "cwd": session.cwd,
         "file": source.name,
         "parentSession": header.parent_session if header else None,

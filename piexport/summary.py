@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .model import JSON, Session, content_text
+from .redact import shorten
 from .stats import Figures, compute_figures, file_figures
 from .tree import timestamp_ms
 
@@ -86,7 +87,7 @@ def code_fence(text: str, lang: str = "text") -> str:
 
 def _trim(text: str, limit: int = TRIM) -> str:
     text = text.strip()
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return shorten(text, limit, strip=True)
 
 
 def _cell(text: Any) -> str:

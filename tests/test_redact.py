@@ -107,6 +107,63 @@ def fake(kind: str, seed: int) -> tuple[str, str]:
         s = _r(rng, 6) + rng.choice("-!/+") + _r(rng, 8) + str(rng.randrange(10, 99))
         key = rng.choice(["password", "db_password", "spring.datasource.password", "apiKey"])
         return f"\n  {key}: {s}\n", s
+    # command lines, URLs and headers (issue 14)
+    if kind == "cli-password":
+        s = _r(rng, 10) + rng.choice("!%+") + _r(rng, 4)
+        flag = rng.choice(["--password=", "--password ", "--db-password=", "--passwd="])
+        return f"mysql -u root {flag}{s} -h db.internal shop", s
+    if kind == "mysql-p":
+        s = _r(rng, 12)
+        return rng.choice([f"mysql -u root -p{s} shop", f"mysqldump -uroot -p'{s}' shop"]), s
+    if kind == "curl-form":
+        s = _r(rng, 14)
+        return f"curl -d 'user=admin&password={s}' https://shop.example.com/login", s
+    if kind == "query-token":
+        s = _r(rng, 32, ALNUM + "-_")
+        name = rng.choice(["access_token", "api_key", "token", "client_secret", "apikey", "key"])
+        return f"https://api.example.com/v1/items?page=2&{name}={s}", s
+    if kind == "curl-user":
+        s = _r(rng, 12) + "9"
+        return rng.choice([f"curl -u deploy:{s} https://ci", f"curl --user 'deploy:{s}' x"]), s
+    if kind == "url-no-scheme":
+        s = _r(rng, 12)
+        return f"git remote add origin deploy:{s}@git.example.com/shop.git", s
+    if kind == "telegram":
+        s = f"{rng.randrange(10**8, 10**9)}:AA{_r(rng, 33, ALNUM + '_-')}"
+        return f"curl https://api.telegram.org/bot{s}/getMe", s.split(":")[1]
+    if kind == "cookie":
+        s = _r(rng, 32, "abcdef0123456789")
+        return f"curl -H 'Cookie: sessionid={s}; csrftoken=abc' https://x", s
+    if kind == "basic-auth":
+        s = base64.b64encode(f"deploy:{_r(rng, 14)}".encode()).decode()
+        return f"-H 'Authorization: Basic {s}'", s
+    if kind == "sshpass":
+        s = _r(rng, 12) + "#"
+        return f"sshpass -p '{s}' ssh deploy@10.0.0.5", s
+    if kind == "escaped-json":
+        s = _r(rng, 20)
+        return f'"SecretString": "{{\\"username\\":\\"admin\\",\\"password\\":\\"{s}\\"}}"', s
+    if kind == "escaped-json-2":
+        s = _r(rng, 20)
+        inner = json.dumps(json.dumps({"username": "admin", "password": s}))
+        return f'{{"SecretString": {json.dumps(inner)}}}', s
+    if kind == "sts-token":
+        s = "IQoJb3JpZ2luX2Vj" + _r(rng, 700, ALNUM + "/+")
+        return f'"SessionToken": "{s}"', s[-40:]
+    # invisible characters and markdown that join a key as it is read
+    if kind == "invisible":
+        tail = _r(rng, 16, UPPER32)
+        mark = rng.choice(["\u034f", "\u3164", "\ufe0f", "\u115f"])
+        return f"AKIA{mark}{tail}", tail
+    if kind == "ghp-fe0f":
+        tail = _r(rng, 36)
+        return f"ghp_\ufe0f{tail}", tail
+    if kind == "md-emphasis":
+        tail = _r(rng, 16, UPPER32)
+        return f"AKIA**{tail}**", tail
+    if kind == "md-escape":
+        tail = _r(rng, 36)
+        return f"ghp\\_{tail}", tail
     raise AssertionError(kind)
 
 
@@ -131,6 +188,23 @@ KINDS = [
     "json-password",
     "npm",
     "config-line",
+    "cli-password",
+    "mysql-p",
+    "curl-form",
+    "query-token",
+    "curl-user",
+    "url-no-scheme",
+    "telegram",
+    "cookie",
+    "basic-auth",
+    "sshpass",
+    "escaped-json",
+    "escaped-json-2",
+    "sts-token",
+    "invisible",
+    "ghp-fe0f",
+    "md-emphasis",
+    "md-escape",
 ]
 
 # fields that take free text of any shape, and fields that only make sense with one line
