@@ -6,6 +6,7 @@ Shared by ``piexport tree`` and the page's navigator, so both describe an entry 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,7 +64,22 @@ def tool_call_summary(name: Any, args: Any) -> str:
     if name == "ls":
         return f"[ls: {path_arg('.')}]"
     dumped = orjson.dumps(args).decode() if args is not None else ""
-    return f"[{name}: {shorten(dumped, 43, '...') if len(dumped) > 40 else dumped}]"
+    return f"[{name}: {_short_json(dumped) if len(dumped) > 40 else dumped}]"
+
+
+_QUOTE = re.compile(r'(?<!\\)(?:\\\\)*"')
+"""A quote that is not escaped (it follows an even number of backslashes)."""
+
+
+def _short_json(dumped: str) -> str:
+    """The first 40 characters of JSON and ``...``; a string cut open ends before its opening
+    quote, so it is not read on into the words after it (``"password":"...] [http: {``
+    would read as a password)."""
+    head = shorten(dumped, 40, "")
+    quotes = [m.end() - 1 for m in _QUOTE.finditer(head)]
+    if len(quotes) % 2:
+        head = head[: quotes[-1]]
+    return head + "..."
 
 
 def tool_calls_by_id(session: Session) -> dict[str, tuple[Any, Any]]:

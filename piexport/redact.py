@@ -281,7 +281,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "secret-assignment",
         _SECRET_WORDS + r"[A-Z0-9_]{0,20}[ \t]{0,3}(?::=|=|:[ \t])[ \t]{0,3}"
-        r"(?P<q>\\{0,7}[\"']?)(?P<secret>[^\s\"'`\\]{4,8192})(?P=q)",
+        r"(?P<q>(?:\\{0,7}[\"'])?)(?P<secret>[^\s\"'`\\]{4,8192})(?P=q)",
         _WORDS_KEYS,
         generic=True,
     ),
@@ -336,12 +336,13 @@ digit: a real secret of only letters and separators, under such words, is not ca
 
 def _is_placeholder(value: str) -> bool:
     """A value a shape rule found that is not a secret: ``$VAR``, ``<token>``, prose… or the
-    start of one that the page shortened (``${{ secre…``, ``<your-t...``)."""
+    start of one, or a few characters of anything, that the page shortened (``${{ secre…``,
+    ``<your-t...``, ``Bear...``)."""
     if _PLACEHOLDER.match(value) or _PLACEHOLDER_WORDS.match(value):
         return True
     if value.endswith(("…", "...")):
         head = value.rstrip(".…")
-        return not head or bool(_PLACEHOLDER_START.match(head))
+        return len(head) < 8 or bool(_PLACEHOLDER_START.match(head))  # Bear..., ${{ sec…
     return False
 
 

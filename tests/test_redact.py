@@ -894,3 +894,239 @@ def test_json_escaped_secret_in_the_file_is_caught(tmp_path: Path) -> None:
     result = export_session(path, tmp_path / "escaped.html", redactor=Redactor.create())
     assert result.redacted == {"anthropic-key": 1}
     assert_no_leak([tmp_path / "escaped.html"], {secret: "anthropic"})
+
+
+# --- issue 14: leaks, refusals and over-redaction found by an outside attack -------------
+
+GHP = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+AKIA_TAIL = "IOSFODNN7EXAMPL2"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("mysql -u root --password=Sup3rS3cret shop", "Sup3rS3cret"),
+        ("mysql -u root --password 'Sup3rS3cret' shop", "Sup3rS3cret"),
+        ("pg_dump --db-password=Sup3rS3cret", "Sup3rS3cret"),
+        ("mysql -uroot -pSup3rS3cret shop", "Sup3rS3cret"),
+        ("mysqldump -u root -p'Sup3rS3cret' shop > x.sql", "Sup3rS3cret"),
+        ("sshpass -p 'Sup3rS3cret' ssh deploy@10.0.0.5", "Sup3rS3cret"),
+        ("sshpass -p Sup3rS3cret scp a b:", "Sup3rS3cret"),
+        ("redis-cli -h cache -a Sup3rS3cret ping", "Sup3rS3cret"),
+        ("curl -d 'user=admin&password=Sup3rS3cret' https://x", "Sup3rS3cret"),
+        ("curl -d 'password=Sup3rS3cret&user=admin' https://x", "Sup3rS3cret"),
+        ("GET https://api.example.com/v1/me?access_token=ya29a0AfB_byC7x", "ya29a0AfB_byC7x"),
+        ("https://x.example.com/feed?page=2&api_key=8f7e6d5c4b3a2910", "8f7e6d5c4b3a2910"),
+        ("https://x.example.com/?token=abcd1234efgh&x=1", "abcd1234efgh"),
+        ("https://maps.example.com/api?key=Zx9Yw8Vu7Ts6Rq5Po4Nm", "Zx9Yw8Vu7Ts6Rq5Po4Nm"),
+        ("https://s3.amazonaws.com/b/k?X-Amz-Signature=0a1b2c3d4e5f6a7b", "0a1b2c3d4e5f6a7b"),
+        ("curl -u deploy:Sup3rS3cret https://ci.example.com", "Sup3rS3cret"),
+        ("curl --user 'deploy:Sup3rS3cret' https://ci.example.com", "Sup3rS3cret"),
+        ("git remote add origin deploy:Sup3rS3cret@git.example.com/shop.git", "Sup3rS3cret"),
+        ("HTTPS_PROXY=proxyuser:Sup3rS3cret@proxy.corp.example:3128", "Sup3rS3cret"),
+        (
+            "curl https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe",
+            "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        ),
+        ("token 1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw ok", "HdqTcvCH1vGWJxfSeofSAs0K"),
+        ("curl -H 'Cookie: sessionid=8f7e6d5c4b3a29108f7e; csrftoken=x'", "8f7e6d5c4b3a29108f7e"),
+        ("Set-Cookie: session=8f7e6d5c4b3a29108f7e; Path=/; HttpOnly", "8f7e6d5c4b3a29108f7e"),
+        ("curl -b 'sessionid=8f7e6d5c4b3a29108f7e' https://x", "8f7e6d5c4b3a29108f7e"),
+        ("-H 'Authorization: Basic ZGVwbG95OlN1cDNyUzNjcmV0'", "ZGVwbG95OlN1cDNyUzNjcmV0"),
+        ('-H "Proxy-Authorization: Basic ZGVwbG95OlN1cDNyUzNjcmV0"', "ZGVwbG95OlN1cDNyUzNjcmV0"),
+        (
+            '"SecretString": "{\\"username\\":\\"admin\\",\\"password\\":\\"Sup3rS3cret\\"}"',
+            "Sup3rS3cret",
+        ),
+        (
+            json.dumps({"SecretString": json.dumps(json.dumps({"password": "Sup3rS3cret"}))}),
+            "Sup3rS3cret",
+        ),
+        ('"SessionToken": "IQoJb3JpZ2luX2Vj' + "A" * 900 + 'Zz9"', "AAAAZz9"),
+        ("AWS_SESSION_TOKEN=IQoJb3JpZ2luX2Vj" + "B" * 900 + "Zz9", "BBBBZz9"),
+    ],
+)
+def test_command_line_url_header_and_escaped_forms(text: str, secret: str) -> None:
+    r = Redactor.create()
+    out = r.redact_text(text)
+    assert secret not in out and "[REDACTED:" in out, out
+    assert Redactor.create().scan_text(out) == []  # what the redactor leaves, the gate passes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "docker run -u 1000:1000 -p 8080:80 nginx:1.25@sha256:" + "a" * 64,
+        "git push -u origin main && ssh -p 2222 deploy@host",
+        "mailto:alice@example.com and git@github.com:org/repo.git",
+        "connect(user=user, password=password) and token=token,",
+        "sort?key=name&page=2&code=200",
+        "Authorization: Basic...",
+        "docker login --password-stdin < pw.txt",
+        "mysql -u root -p shop",
+    ],
+)
+def test_command_line_forms_spare_lookalikes(text: str) -> None:
+    r = Redactor.create()
+    assert r.redact_text(text) == text, r.counts
+
+
+@pytest.mark.parametrize("mark", ["\u034f", "\ufe0f", "\u3164", "\u115f", "\ufe00", "\U000e0100"])
+def test_characters_that_render_as_nothing_do_not_hide_a_key(mark: str) -> None:
+    r = Redactor.create()
+    for text in (f"AKIA{mark}{AKIA_TAIL}", GHP[:4] + mark + GHP[4:], GHP[:20] + mark + GHP[20:]):
+        out = r.redact_text(f"key {text} end")
+        assert out.startswith("key [REDACTED:") and out.endswith("] end"), out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [f"AKIA**{AKIA_TAIL}**", f"AKIA*{AKIA_TAIL}*", f"AKIA`{AKIA_TAIL}`", "ghp\\_" + GHP[4:]],
+)
+def test_markdown_that_joins_a_key_is_read_joined(
+    text: str, runner: CliRunner, tmp_path: Path, make_session: Any
+) -> None:
+    tail = GHP[4:] if "ghp" in text else AKIA_TAIL
+    r = Redactor.create()
+    assert tail not in r.redact_text(f"the key is {text}.")
+    path = make_session([msg("u1", None, "user", f"the key is {text}.", 1)])
+    for fmt in ("md", "html", "json"):
+        out = tmp_path / f"p.{fmt}"
+        result = runner.invoke(
+            cli, ["render", "--redact", "--format", fmt, str(path), "-o", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        assert tail not in out.read_text()
+
+
+def test_a_config_value_never_spans_lines() -> None:
+    r = Redactor.create()
+    text = "CLIENT_SECRET=\nCLIENT_ID=my-public-client-id\nAPI_TOKEN=\n  next: 1\n"
+    assert r.redact_text(text) == text
+    assert r.redact_text("Authorization:\nBearer tokens are short-lived") == (
+        "Authorization:\nBearer tokens are short-lived"
+    )
+
+
+def _render_all(runner: CliRunner, path: Path, tmp_path: Path) -> dict[str, str]:
+    """The session rendered with --redact as html, md, json and both summaries: every one
+    must be written."""
+    pages = {}
+    for fmt in ("html", "md", "json"):
+        out = tmp_path / f"{path.stem}.{fmt}"
+        result = runner.invoke(
+            cli, ["render", "--redact", "--format", fmt, str(path), "-o", str(out)]
+        )
+        assert result.exit_code == 0, (fmt, result.output)
+        pages[fmt] = out.read_text()
+    for fmt in ("markdown", "json"):
+        result = runner.invoke(cli, ["summary", "--redact", "--format", fmt, str(path)])
+        assert result.exit_code == 0, (fmt, result.output)
+        pages["summary-" + fmt] = result.stdout
+    return pages
+
+
+def test_structured_pairs_are_redacted_as_the_page_shows_them(
+    runner: CliRunner, tmp_path: Path, make_session: Any
+) -> None:
+    calls = [
+        {
+            "type": "toolCall",
+            "id": "c1",
+            "name": "login",
+            "arguments": {"username": "bob", "password": "correct-horse-battery"},
+        },
+        {
+            "type": "toolCall",
+            "id": "c2",
+            "name": "http",
+            "arguments": {
+                "url": "https://api.example.com",
+                "headers": {"Authorization": "Bearer Zx9Yw8Vu7Ts6Rq5Po4Nm", "Accept": "*/*"},
+            },
+        },
+        {
+            "type": "toolCall",
+            "id": "c3",
+            "name": "configure",
+            "arguments": {"apiKey": "YOUR_API_KEY_HERE", "token": "see docs"},
+        },
+    ]
+    path = make_session(
+        [
+            msg("u1", None, "user", "log in", 1),
+            msg("a1", "u1", "assistant", calls, 2, stopReason="toolUse"),
+            {
+                "type": "custom",
+                "id": "c9",
+                "parentId": "a1",
+                "timestamp": ts(3),
+                "customType": "ext",
+                "data": {
+                    "attachment": {"type": "image", "data": "db password is Sup3rS3cret: " + GHP},
+                    "call": {"type": "toolCall", "id": "AKIA" + AKIA_TAIL, "name": "x"},
+                    "creds": {"password": "hunter2-horse"},
+                },
+            },
+        ]
+    )
+    pages = _render_all(runner, path, tmp_path)
+    for fmt, page in pages.items():
+        for secret in (
+            "correct-horse-battery",
+            "Zx9Yw8Vu7Ts6Rq5Po4Nm",
+            GHP,
+            AKIA_TAIL,
+            "hunter2-horse",
+        ):
+            assert secret not in page, (fmt, secret)
+    assert "YOUR_API_KEY_HERE" in pages["html"] and "see docs" in pages["html"]
+
+
+def test_no_shortening_cuts_a_token(runner: CliRunner, tmp_path: Path, make_session: Any) -> None:
+    """Navigator rows, tool-call summaries, titles, previews, indexes: a cut lands before a
+    token, never inside it, and the page's own words are not read as a value."""
+    records: list[Any] = []
+    parent = None
+    for i, pad in enumerate(range(140, 200, 3)):  # the row's cut sweeps across the token
+        records.append(msg(f"u{i}", parent, "user", "x" * pad + f" API_TOKEN={GHP} done", i + 1))
+        parent = f"u{i}"
+    for i in range(0, 52, 2):  # a curl with a token at many offsets of the bash summary
+        cmd = "cd /srv && " + "y" * i + f" curl -H 'Authorization: Bearer {GHP}' https://x"
+        call = {"type": "toolCall", "id": f"b{i}", "name": "bash", "arguments": {"command": cmd}}
+        records.append(msg(f"a{i}", parent, "assistant", [call], 100 + i, stopReason="toolUse"))
+        records.append(tool_result(f"r{i}", f"a{i}", "ok", 101 + i, f"b{i}", "bash"))
+        parent = f"r{i}"
+    env = "\n".join([f"VAR_{n}=value-{n}" for n in range(19)] + ["SESSION_SECRET="])
+    env += "\n" + "\n".join(f"OTHER_{n}=1" for n in range(10))
+    call = {"type": "toolCall", "id": "e1", "name": "read", "arguments": {"path": ".env"}}
+    records.append(msg("ae", parent, "assistant", [call], 200, stopReason="toolUse"))
+    records.append(tool_result("re", "ae", env, 201, "e1", "read"))
+    records.append(msg("be", "re", "bashExecution", None, 202, command="cat .env", output=env))
+    path = make_session(records)
+    pages = _render_all(runner, path, tmp_path)
+    for fmt, page in pages.items():
+        assert GHP not in page, fmt
+        assert not re.search(r"\[REDACTED:[a-z0-9-]*(?::[0-9a-f]{0,7})?(?:…|\.\.\.|$)", page), fmt
+
+    # a session name or first message whose title is cut inside a token
+    for pad in (60, 70, 75, 190, 195, 290, 295):
+        named = make_session(
+            [msg("u1", None, "user", "z" * pad + f" key {GHP} " + "w" * 400, 1)],
+            name=f"t{pad}.jsonl",
+        )
+        _render_all(runner, named, tmp_path)
+
+
+def test_shorten_never_leaves_half_a_token() -> None:
+    from piexport.redact import shorten
+
+    token = Redactor.create().token("github-token", GHP)
+    text = "a" * 30 + token + "b" * 30
+    for limit in range(1, len(text) + 2):
+        for mark in ("…", "...", ""):
+            short = shorten(text, limit, mark)
+            assert len(short) <= max(limit, len(mark))
+            body = short[: len(short) - len(mark)] if len(text) > limit else short
+            assert "[REDACTED:" not in body or token in body
+            assert "[RE" not in body.replace(token, "") and not body.endswith("[")
