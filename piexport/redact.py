@@ -134,7 +134,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "aws-access-key",
-        r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b",
+        r"(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])",
         "a3t akia asia abia acca",
     ),
     _rule(
@@ -146,34 +146,45 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "github-token",
-        r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b",
+        r"(?<![A-Za-z0-9])(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
         "ghp_ gho_ ghu_ ghs_ ghr_",
     ),
-    _rule("github-token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", "github_pat_"),
+    _rule(
+        "github-token",
+        r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9])",
+        "github_pat_",
+    ),
     _rule(
         "gitlab-token",
-        r"\b(?:glpat|gldt|glrt|glptt|glcbt|glft|glimt|glagent|glsoat|gloas)-"
+        r"(?<![A-Za-z0-9])(?:glpat|gldt|glrt|glptt|glcbt|glft|glimt|glagent|glsoat|gloas)-"
         r"[A-Za-z0-9_-]{20,}" + _END,
         "glpat- gldt- glrt- glptt- glcbt- glft- glimt- glagent- glsoat- gloas-",
     ),
-    _rule("gitlab-token", r"\bGR1348941[A-Za-z0-9_-]{20,}" + _END, "gr1348941"),
-    _rule("anthropic-key", r"\bsk-ant-[a-z]{2,6}\d{2}-[A-Za-z0-9_-]{20,}" + _END, "sk-ant-"),
+    _rule("gitlab-token", r"(?<![A-Za-z0-9])GR1348941[A-Za-z0-9_-]{20,}" + _END, "gr1348941"),
+    _rule(
+        "anthropic-key",
+        r"(?<![A-Za-z0-9])sk-ant-[a-z]{2,6}\d{2}-[A-Za-z0-9_-]{20,}" + _END,
+        "sk-ant-",
+    ),
     _rule(
         "openai-key",
-        r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}"
+        r"(?<![A-Za-z0-9])sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}"
         + _END
-        + r"|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b|\bsk-[A-Za-z0-9]{48}\b",
+        + r"|(?<![A-Za-z0-9])sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}(?![A-Za-z0-9])"
+        r"|(?<![A-Za-z0-9])sk-[A-Za-z0-9]{48}(?![A-Za-z0-9])",
         "sk-",
     ),
-    _rule("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}" + _END, "aiza"),
-    _rule("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}" + _END, "gocspx-"),
+    _rule("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}" + _END, "aiza"),
+    _rule("google-oauth-secret", r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_-]{28}" + _END, "gocspx-"),
     _rule(
         "huggingface-token",
-        r"\b(?:hf_[A-Za-z0-9]{30,40}|api_org_[A-Za-z0-9]{30,40})\b",
+        r"(?<![A-Za-z0-9])(?:hf_[A-Za-z0-9]{30,40}|api_org_[A-Za-z0-9]{30,40})(?![A-Za-z0-9])",
         "hf_ api_org_",
     ),
-    _rule("slack-token", r"\bxox[abposre]-(?:\d+-)?[0-9A-Za-z-]{10,}" + _END, "xox"),
-    _rule("slack-token", r"\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+\b", "xapp-"),
+    _rule("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-(?:\d+-)?[0-9A-Za-z-]{10,}" + _END, "xox"),
+    _rule(
+        "slack-token", r"(?<![A-Za-z0-9])xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+(?![A-Za-z0-9])", "xapp-"
+    ),
     _rule(
         "slack-webhook",
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",
@@ -181,14 +192,23 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "stripe-key",
-        r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,99}\b|\bwhsec_[0-9A-Za-z]{24,}\b",
+        r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,99}(?![A-Za-z0-9])"
+        r"|(?<![A-Za-z0-9])whsec_[0-9A-Za-z]{24,}(?![A-Za-z0-9])",
         "sk_live_ sk_test_ rk_live_ rk_test_ whsec_",
     ),
-    _rule("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", "npm_"),
-    _rule("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}" + _END, "pypi-"),
-    _rule("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END, "sg."),
-    _rule("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", "dop_v1_ doo_v1_ dor_v1_"),
-    _rule("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyj"),
+    _rule("npm-token", r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", "npm_"),
+    _rule("pypi-token", r"(?<![A-Za-z0-9])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}" + _END, "pypi-"),
+    _rule(
+        "sendgrid-key", r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END, "sg."
+    ),
+    _rule(
+        "digitalocean-token",
+        r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])",
+        "dop_v1_ doo_v1_ dor_v1_",
+    ),
+    _rule(
+        "jwt", r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyj"
+    ),
     _rule(
         "telegram-bot-token",
         r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}"

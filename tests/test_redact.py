@@ -1130,3 +1130,38 @@ def test_shorten_never_leaves_half_a_token() -> None:
             body = short[: len(short) - len(mark)] if len(text) > limit else short
             assert "[REDACTED:" not in body or token in body
             assert "[RE" not in body.replace(token, "") and not body.endswith("[")
+
+
+def test_site_redacts_and_gates_every_name_and_file(runner: CliRunner, tmp_path: Path) -> None:
+    """A secret in a session's file name, in its project folder's name (no cwd in the
+    header) or in its cwd never reaches a page name, a folder name, an index or the
+    manifest; the site is written."""
+    root = tmp_path / "sessions"
+    stripe = fake("stripe", 77)[0]
+    folder = root / f"--home-alice-{GHP}--"
+    folder.mkdir(parents=True)
+    no_cwd = {k: v for k, v in HEADER.items() if k != "cwd"}
+    (folder / f"2025-01-01T10-00-00-000Z_{stripe}.jsonl").write_bytes(
+        to_lines([no_cwd, msg("u1", None, "user", "hello", 1)])
+    )
+    aws = "AKIA" + AKIA_TAIL
+    other = root / "--srv-x--"
+    other.mkdir()
+    header = {**HEADER, "id": "0195a000-0000-7000-8000-000000000009", "cwd": f"/srv/{aws}/app"}
+    (other / f"2025-01-02T10-00-00-000Z_pw=Sup3r{GHP[10:20]}.jsonl").write_bytes(
+        to_lines([header, msg("u1", None, "user", "hi", 1)])
+    )
+    (other / "broken-sk_live_0123456789abcdefABCD.jsonl").write_bytes(b"not json\n")
+    out = tmp_path / "site"
+    result = runner.invoke(cli, ["site", str(root), "-o", str(out), "--redact", "-j", "1"])
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.name == ".piexport-manifest.json" for p in files)
+    assert len([p for p in files if p.name.startswith("2025-")]) == 2, result.output
+    secrets = {GHP: "github", stripe: "stripe", aws: "aws", "sk_live_0123456789abcdefABCD": "s"}
+    assert_no_leak(files, secrets)
+    for p in out.rglob("*"):
+        for secret in secrets:
+            assert secret not in p.name
+    # unchanged on a second run: the manifest still finds its sessions by their redacted names
+    again = runner.invoke(cli, ["site", str(root), "-o", str(out), "--redact", "-j", "1"])
+    assert "2 unchanged" in again.stderr, again.stderr
