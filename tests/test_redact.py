@@ -1165,3 +1165,32 @@ def test_site_redacts_and_gates_every_name_and_file(runner: CliRunner, tmp_path:
     # unchanged on a second run: the manifest still finds its sessions by their redacted names
     again = runner.invoke(cli, ["site", str(root), "-o", str(out), "--redact", "-j", "1"])
     assert "2 unchanged" in again.stderr, again.stderr
+
+
+def test_real_shaped_and_hostile_sessions_are_written_with_redact(tmp_path: Path) -> None:
+    """The gate refuses no innocent page: every sample session and every usable file of
+    the hostile corpus renders with redaction, as html, md and json, and is written."""
+    from piexport.cli import _load
+    from piexport.export import check_output, share_session
+    from piexport.formats import session_json, session_markdown
+
+    from .conftest import sample_files
+    from .hostile_corpus import cases
+
+    paths = sample_files()
+    assert len(paths) >= 9
+    for case in cases():
+        if not case.unusable:
+            paths.append(tmp_path / f"{case.name}.jsonl")
+            paths[-1].write_bytes(case.data)
+    redactor = Redactor.create()
+    for i, path in enumerate(paths):
+        out = tmp_path / f"page{i}.html"
+        export_session(path, out, redactor=redactor)  # raises RedactionError if refused
+        assert out.is_file()
+        session, _ = share_session(_load(str(path)), redactor)
+        for text in (session_markdown(session), session_json(session)):
+            check_output(text, redactor, path)
+    benign = sum(n for name, n in redactor.counts.items())
+    print(f"\nredacted in {len(paths)} real-shaped and hostile sessions: {dict(redactor.counts)}")
+    assert benign <= 5, dict(redactor.counts)
