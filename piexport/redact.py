@@ -285,17 +285,27 @@ RULES: tuple[Rule, ...] = (
         "-u",
         generic=True,
     ),
-    _rule(  # tokens in URL queries and form bodies: ?access_token=…, &password=…
+    _rule(  # tokens in URL queries: ?access_token=…, &api_key=…, ?X-Amz-Signature=…
         "url-token",
         r"[?&](?i:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key"
         r"|secret|client_secret|password|passwd|pwd|x-amz-signature|x-amz-security-token"
-        r"|x-goog-signature|sessionid|session_id)=(?P<secret>[^\s&#\"'`<>\\]{4,4096})"
-        r"|[?&](?i:key|code|sig|signature|auth|pass|session|sid)="
-        r"(?P<secret2>[A-Za-z0-9_.~+/%=-]{16,4096})(?![^\s&#\"'`<>\\])"
-        r"|[\s'\"](?i:password|passwd|pwd|access_token|refresh_token|client_secret|api_key|apikey)"
-        r"=(?P<secret3>(?=[^\s&#\"'`<>(){}\[\],;\\]{0,512}[0-9!@%^*+/~-])"
+        r"|x-goog-signature|sessionid|session_id)=(?P<secret>[^\s&#\"'`<>\\]{4,4096})",
+        "token= key= secret= password= passwd= pwd= signature= sessionid= session_id=",
+        generic=True,
+    ),
+    _rule(  # names that are often not secrets: only a long value is one
+        "url-token",
+        r"[?&](?i:key|code|sig|signature|auth|pass|session|sid)="
+        r"(?P<secret>[A-Za-z0-9_.~+/%=-]{16,4096})(?![^\s&#\"'`<>\\])",
+        "key= code= sig= signature= auth= pass= session= sid=",
+        generic=True,
+    ),
+    _rule(  # form bodies and arguments: -d 'user=admin&password=…', … password=…
+        "url-token",
+        r"(?<![^\s'\"])(?i:password|passwd|pwd|access_token|refresh_token|client_secret|api_key"
+        r"|apikey)=(?P<secret>(?=[^\s&#\"'`<>(){}\[\],;\\]{0,512}[0-9!@%^*+/~-])"
         r"[^\s&#\"'`<>(){}\[\],;\\]{4,512})",
-        "token key secret pass pwd sig auth code session sid",
+        "password= passwd= pwd= access_token= refresh_token= client_secret= api_key= apikey=",
         generic=True,
     ),
     _rule(
@@ -307,9 +317,17 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "secret-assignment",
-        r"(?P<kq>\\{0,7}[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
+        r"(?P<kq>[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
         r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
         _WORDS_KEYS,
+        generic=True,
+        flags=re.IGNORECASE,
+    ),
+    _rule(  # the same inside a string: {\"password\":\"…\"} (escaped once, twice, thrice)
+        "secret-assignment",
+        r"(?P<kq>\\{1,7}[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
+        r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
+        "\\\" \\'",
         generic=True,
         flags=re.IGNORECASE,
     ),
@@ -755,8 +773,11 @@ def _secret_group(m: re.Match[str]) -> str | int:
     return 0
 
 
-_MARKDOWN_JOIN = re.compile(
-    r"(?<=[A-Za-z0-9_+/=-])(?:\*{1,3}|~{1,2}|`{1,3}|\\(?=[!-/:-@\[-`{-~]))(?=[A-Za-z0-9_+/=\\-])"
+_WORD = "A-Za-z0-9_+/=-"
+_MARKDOWN_JOIN = re.compile(  # the mark first and the character before it looked behind at:
+    # a pattern that starts with a look-behind is tried at every position, ten times slower
+    rf"(?:\*(?<=[{_WORD}]\*)\*{{0,2}}|~(?<=[{_WORD}]~)~?|`(?<=[{_WORD}]`)`{{0,2}}"
+    rf"|\\(?<=[{_WORD}]\\)(?=[!-/:-@\[-`{{-~]))(?=[{_WORD}\\])"
 )
 """Emphasis, strike and code marks, and backslash escapes, between two characters of a word:
 a markdown renderer drops them and shows the two halves as one word."""
