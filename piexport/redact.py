@@ -478,6 +478,16 @@ class _RuleIndex:
     by_keyword: dict[str, tuple[int, ...]]
     always: tuple[int, ...]
     """Rules with no keywords (users' own patterns): they run on every text."""
+    groups: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    """The keywords by a punctuation character each holds (``"="`` for ``token=``, ``"_"``
+    for ``ghp_``), ``""`` for those with none: a text without ``=`` skips every ``…=``
+    keyword. Looking for one character is ten times faster than for a word that is not
+    there, and most keywords are not. Each keyword comes with a word keyword inside it
+    (``token`` for ``token=``) or ``""``: when that word is not in the text, neither is it."""
+
+
+_GATES = "\\@?&=:/._-"
+"""Punctuation in keywords, the rarer in text first."""
 
 
 _PAIR_KEYWORDS = (*_WORDS_KEYS.split(), "auth", "cookie")
@@ -507,6 +517,9 @@ class Redactor:
         default_factory=dict, init=False, repr=False, compare=False
     )
     """Short strings seen before (keys, roles, tool names repeat by the thousand)."""
+    _pair_memo: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def create(
@@ -578,9 +591,13 @@ class Redactor:
         lower = text.lower()
         index = self._index or self._build_index()
         todo = set(index.always)
-        for k in index.keywords:  # each keyword looked for once, not once per rule
-            if k in lower:
-                todo.update(index.by_keyword[k])
+        present = {""}
+        for gate, keys in index.groups:  # each keyword looked for once, not once per rule
+            if gate in lower:  # "" is in every text
+                for k, word in keys:
+                    if word in present and k in lower:
+                        present.add(k)
+                        todo.update(index.by_keyword[k])
         for priority in sorted(todo):
             rule = self.rules[priority]
             for m in _matches(rule, text, lower):
@@ -601,10 +618,17 @@ class Redactor:
         for i, rule in enumerate(self.rules):
             for k in rule.keywords:
                 by_keyword.setdefault(k, []).append(i)
+        groups: dict[str, list[tuple[str, str]]] = {}
+        words = [k for k in by_keyword if k.isalnum()]  # looked for first: the "" group
+        for k in sorted(by_keyword, key=lambda k: (len(k), k)):  # a word before words with it
+            gate = next((c for c in _GATES if c in k), "")
+            inside = [w for w in words if w in k and w != k]
+            groups.setdefault(gate, []).append((k, max(inside, key=len, default="")))
         self._index = _RuleIndex(
             tuple(sorted(by_keyword)),
             {k: tuple(v) for k, v in by_keyword.items()},
             tuple(i for i, rule in enumerate(self.rules) if not rule.keywords),
+            tuple((gate, tuple(keys)) for gate, keys in sorted(groups.items())),
         )
         return self._index
 
@@ -657,6 +681,19 @@ class Redactor:
         lower = key.lower()
         if not any(k in lower for k in _PAIR_KEYWORDS) or len(value) < 3:
             return self.redact_text(value)
+        if len(key) + len(value) <= _MEMO_CHARS:
+            done = self._pair_memo.get((key, value))
+            if done is None:
+                done = self._pair(key, value)
+                if len(self._pair_memo) < _MEMO_ENTRIES:
+                    self._pair_memo[key, value] = done
+        else:
+            done = self._pair(key, value)
+        self.counts.update(done[1])
+        return done[0]
+
+    def _pair(self, key: str, value: str) -> tuple[str, tuple[str, ...]]:
+        """:meth:`redact_pair`'s value and the rule of each secret replaced."""
         nkey = _fast_normal(key)
         normal, where = _normalise(value)
         escaped = json.dumps(normal, ensure_ascii=False)[1:-1]
@@ -678,10 +715,9 @@ class Redactor:
                     else:
                         whole = whole or name
         if whole is not None:
-            self.counts[whole] += 1
-            return self.token(whole, normal)
+            return self.token(whole, normal), (whole,)
         if not inside:
-            return self.redact_text(value)
+            return self._replace(value)
         found = [(a, 1, b, name) for a, b, name in self._spans(normal)] + inside
         found.sort()
         spans: list[tuple[int, int, str]] = []
@@ -690,8 +726,7 @@ class Redactor:
                 spans[-1] = (spans[-1][0], max(spans[-1][1], end), spans[-1][2])
             else:
                 spans.append((start, end, name))
-        self.counts.update(name for _, _, name in spans)
-        return self._apply(value, normal, where, spans)
+        return self._apply(value, normal, where, spans), tuple(name for _, _, name in spans)
 
     def scan_text(self, text: str, workers: int = 1) -> list[tuple[str, int]]:
         """``(rule, distinct matches)`` for whatever the rules still find in a page about to
