@@ -225,9 +225,9 @@ RULES: tuple[Rule, ...] = (
         "://",
         generic=True,
     ),
-    _rule(  # user:pass@host without a scheme (git remotes, rsync, proxies)
+    _rule(  # user:pass@host without a scheme (git remotes, rsync, proxies); ':' comes first
         "url-credentials",
-        r"(?<![\w/:@.%+-])(?!(?i:mailto|sip|tel|xmpp|data):)[A-Za-z0-9._%+-]{1,64}:"
+        r":(?<=[A-Za-z0-9._%+-]:)(?<!mailto:)(?<!sip:)(?<!tel:)(?<!xmpp:)(?<!data:)"
         r"(?P<secret>[^\s:/?#@\"'<>`]{3,256})@"
         r"(?:localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8})(?![\w-])",
         "@",
@@ -250,13 +250,19 @@ RULES: tuple[Rule, ...] = (
         "x-api-key x-auth-token api-key private-token x-access-token",
         generic=True,
     ),
-    _rule(  # Cookie: / Set-Cookie: headers, curl -b/--cookie 'name=value'
+    _rule(  # Cookie: / Set-Cookie: headers (the keyword, not a look-behind, comes first)
         "cookie",
-        r"(?<![\w-])(?i:set-cookie|cookie)(?:\\{0,7}[\"'])?[ \t]{0,3}:[ \t]{0,3}(?:\\{0,7}[\"'])?"
-        r"(?P<secret>[^\s;=\"'\\]{1,256}=[^\r\n\"'\\]{3,8192})"
-        r"|-(?<![\w-]-)(?:b|-cookie)[ \t]+[\"']"
-        r"(?P<secret2>[^\s;=\"']{1,256}=[^\n\"']{3,8192})[\"']",
-        "cookie -b",
+        r"cookie(?:(?<![\w-]cookie)|(?<=set-cookie)(?<![\w]set-cookie))"
+        r"(?:\\{0,7}[\"'])?:[ \t]{0,3}(?:\\{0,7}[\"'])?"
+        r"(?P<secret>[^\s;=\"'\\]{1,256}=[^\r\n\"'\\]{3,8192})",
+        "cookie: cookie\": cookie': cookie\\",
+        generic=True,
+        flags=re.IGNORECASE,
+    ),
+    _rule(  # curl -b 'name=value', --cookie "name=value"
+        "cookie",
+        r"-(?<![\w-]-)(?:b|-cookie)[ \t]+[\"'](?P<secret>[^\s;=\"']{1,256}=[^\n\"']{3,8192})[\"']",
+        "-b --cookie",
         generic=True,
     ),
     _rule(  # --password=…, --db-password …, --api-key …, --client-secret …
@@ -325,9 +331,9 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(  # the same inside a string: {\"password\":\"…\"} (escaped once, twice, thrice)
         "secret-assignment",
-        r"(?P<kq>\\{1,7}[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
+        r"(?P<kq>\\{1,7}[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)[:=]>?\s{0,3}"
         r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
-        "\\\" \\'",
+        "\\\": \\': \\\"= \\'=",
         generic=True,
         flags=re.IGNORECASE,
     ),
@@ -569,11 +575,12 @@ class Redactor:
         written and as a markdown renderer would show it (``AKIA**IOSF…**`` and ``ghp\\_…``
         read as one key)."""
         found = self._rule_spans(text)
-        joined, where = _markdown_read(text)
-        if where is not None:
-            found += [
-                (where[a], p, where[b - 1] + 1, name) for a, p, b, name in self._rule_spans(joined)
-            ]
+        for lo, hi, joined, where, marks in _markdown_read(text):
+            for a, p, b, name in self._rule_spans(joined):
+                start, end = where[a], where[b - 1] + 1
+                whole = (a or not lo) and (b < len(joined) or hi == len(text))  # not cut off
+                if whole and any(start < ma and mb < end for ma, mb in marks):  # across a mark
+                    found.append((start, p, end, name))
         found.sort()
         merged: list[tuple[int, int, str]] = []
         for start, _priority, end, name in found:
@@ -818,23 +825,39 @@ _MARKDOWN_JOIN = re.compile(  # the mark first and the character before it looke
 a markdown renderer drops them and shows the two halves as one word."""
 
 
-def _markdown_read(text: str) -> tuple[str, list[int] | None]:
-    """The text as a markdown renderer shows it (marks inside words removed), and for each of
-    its characters the offset in ``text`` (None when nothing was removed)."""
+def _markdown_read(
+    text: str,
+) -> list[tuple[int, int, str, list[int], list[tuple[int, int]]]]:
+    """The text as a markdown renderer shows it (marks inside words removed), around each
+    place a mark was removed: ``(lo, hi, joined, where, marks)`` for ``text[lo:hi]`` read
+    joined, the offset in ``text`` of each character of ``joined``, and the marks' spans.
+    Only a secret across a mark is new, and none is longer than ``_JOIN_REACH``."""
     if not ("*" in text or "\\" in text or "`" in text or "~" in text):
-        return text, None
-    out: list[str] = []
-    where: list[int] = []
-    pos = 0
+        return []
+    windows: list[tuple[int, int, list[tuple[int, int]]]] = []
     for m in _MARKDOWN_JOIN.finditer(text):
-        out.append(text[pos : m.start()])
-        where.extend(range(pos, m.start()))
-        pos = m.end()
-    if pos == 0:
-        return text, None
-    out.append(text[pos:])
-    where.extend(range(pos, len(text)))
-    return "".join(out), where
+        lo, hi = max(0, m.start() - _JOIN_REACH), min(len(text), m.end() + _JOIN_REACH)
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], hi, [*windows[-1][2], m.span()])
+        else:
+            windows.append((lo, hi, [m.span()]))
+    out = []
+    for lo, hi, marks in windows:
+        parts: list[str] = []
+        where: list[int] = []
+        pos = lo
+        for a, b in marks:
+            parts.append(text[pos:a])
+            where.extend(range(pos, a))
+            pos = b
+        parts.append(text[pos:hi])
+        where.extend(range(pos, hi))
+        out.append((lo, hi, "".join(parts), where, marks))
+    return out
+
+
+_JOIN_REACH = 300
+"""How far around a markdown mark a secret joined by it is looked for."""
 
 
 def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
