@@ -15,6 +15,7 @@ written page as a final gate.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import hmac
 import html
@@ -499,6 +500,9 @@ _GATES = "\\@?&=:/._-"
 _PAIR_KEYWORDS = (*_WORDS_KEYS.split(), "auth", "cookie")
 """A key holding one of these may name a secret, so its value is redacted with it."""
 
+_ROUNDS = 4
+"""Redaction passes over one text at most (each one replaces at least one more secret)."""
+
 _MEMO_CHARS = 64
 _MEMO_ENTRIES = 100_000
 
@@ -576,10 +580,12 @@ class Redactor:
         read as one key)."""
         found = self._rule_spans(text)
         for lo, hi, joined, where, marks in _markdown_read(text):
+            starts = [ma for ma, _ in marks]
             for a, p, b, name in self._rule_spans(joined):
                 start, end = where[a], where[b - 1] + 1
                 whole = (a or not lo) and (b < len(joined) or hi == len(text))  # not cut off
-                if whole and any(start < ma and mb < end for ma, mb in marks):  # across a mark
+                first = bisect.bisect_right(starts, start)  # the first mark after its start
+                if whole and first < len(marks) and marks[first][1] < end:  # across a mark
                     found.append((start, p, end, name))
         found.sort()
         merged: list[tuple[int, int, str]] = []
@@ -655,12 +661,20 @@ class Redactor:
         return done[0]
 
     def _replace(self, text: str) -> tuple[str, tuple[str, ...]]:
-        """The text with its secrets replaced, and the rule of each secret replaced."""
-        if not self._spans(_fast_normal(text)):
-            return text, ()
-        normal, where = _normalise(text)
-        spans = self._spans(normal)
-        return self._apply(text, normal, where, spans), tuple(name for _, _, name in spans)
+        """The text with its secrets replaced, and the rule of each secret replaced.
+
+        Until nothing is found (a few rounds at most): a token's ``]`` can make what was
+        the middle of a word read as the start of one (``…]--password x``), and the gate
+        reads the text with its tokens."""
+        names: tuple[str, ...] = ()
+        for _ in range(_ROUNDS):
+            if not self._spans(_fast_normal(text)):
+                break
+            normal, where = _normalise(text)
+            spans = self._spans(normal)
+            text = self._apply(text, normal, where, spans)
+            names += tuple(name for _, _, name in spans)
+        return text, names
 
     def _apply(
         self, text: str, normal: str, where: list[int] | None, spans: list[tuple[int, int, str]]
@@ -686,7 +700,7 @@ class Redactor:
         ``password=…`` hold a secret that neither the key nor the value holds alone. The
         gate reads the page with the same rules, so it finds nothing this leaves."""
         lower = key.lower()
-        if not any(k in lower for k in _PAIR_KEYWORDS) or len(value) < 3:
+        if not any(k in lower for k in _PAIR_KEYWORDS):
             return self.redact_text(value)
         if len(key) + len(value) <= _MEMO_CHARS:
             done = self._pair_memo.get((key, value))
@@ -733,7 +747,8 @@ class Redactor:
                 spans[-1] = (spans[-1][0], max(spans[-1][1], end), spans[-1][2])
             else:
                 spans.append((start, end, name))
-        return self._apply(value, normal, where, spans), tuple(name for _, _, name in spans)
+        done, more = self._replace(self._apply(value, normal, where, spans))
+        return done, tuple(name for _, _, name in spans) + more
 
     def scan_text(self, text: str, workers: int = 1) -> list[tuple[str, int]]:
         """``(rule, distinct matches)`` for whatever the rules still find in a page about to
@@ -834,15 +849,16 @@ def _markdown_read(
     Only a secret across a mark is new, and none is longer than ``_JOIN_REACH``."""
     if not ("*" in text or "\\" in text or "`" in text or "~" in text):
         return []
-    windows: list[tuple[int, int, list[tuple[int, int]]]] = []
+    windows: list[tuple[int, list[int], list[tuple[int, int]]]] = []  # lo, [hi], marks
     for m in _MARKDOWN_JOIN.finditer(text):
         lo, hi = max(0, m.start() - _JOIN_REACH), min(len(text), m.end() + _JOIN_REACH)
-        if windows and lo <= windows[-1][1]:
-            windows[-1] = (windows[-1][0], hi, [*windows[-1][2], m.span()])
+        if windows and lo <= windows[-1][1][0]:
+            windows[-1][1][0] = hi
+            windows[-1][2].append(m.span())
         else:
-            windows.append((lo, hi, [m.span()]))
+            windows.append((lo, [hi], [m.span()]))
     out = []
-    for lo, hi, marks in windows:
+    for lo, (hi,), marks in windows:
         parts: list[str] = []
         where: list[int] = []
         pos = lo
