@@ -12,7 +12,7 @@ from .loader import load_session
 from .model import Session
 from .output import write_atomic
 from .parallel import default_workers
-from .redact import RedactionError, Redactor, redact_session
+from .redact import RedactionError, Redactor, redact_session, unrewritable
 from .render import RenderOptions, render_session_parts
 from .selection import Selection, apply_selection, sharing_notice
 from .view import build_view
@@ -45,9 +45,16 @@ def share_session(
     return session, dict(redactor.counts - before)
 
 
-def check_output(text: str | Path, redactor: Redactor, where: object, workers: int = 1) -> None:
+def check_output(
+    text: str | Path,
+    redactor: Redactor,
+    where: object,
+    workers: int = 1,
+    session: Session | None = None,
+) -> None:
     """The final gate: raise ``RedactionError`` naming the rules (never the secrets) when the
-    rules still find something in text about to be written (or in a file written)."""
+    rules still find something in text about to be written (or in a file written), and the
+    entries of ``session`` whose ids hold a secret (redaction never rewrites ids)."""
     left = (
         redactor.scan_file(text, workers)
         if isinstance(text, Path)
@@ -56,6 +63,10 @@ def check_output(text: str | Path, redactor: Redactor, where: object, workers: i
     if left:
         rules = ", ".join(f"{name} ({n})" for name, n in left)
         msg = f"{where}: not written: the redacted output still matches {rules}"
+        places = unrewritable(session, redactor) if session is not None else []
+        if places:
+            shown = ", ".join(places[:5]) + (", …" if len(places) > 5 else "")
+            msg += f"; a secret is in an id, which redaction never rewrites: entry at {shown}"
         raise RedactionError(msg)
 
 
@@ -89,7 +100,7 @@ def export_session(
 
     def gate(written: Path) -> None:
         # the page as written, before it takes the place of the old one
-        check_output(written, redactor, out, options.workers or default_workers())
+        check_output(written, redactor, out, options.workers or default_workers(), session)
 
     try:
         write_atomic(out, parts, check=gate)

@@ -42,6 +42,7 @@ __all__ = [
     "load_redact_config",
     "redact_session",
     "redaction_report",
+    "unrewritable",
 ]
 
 TOKEN_PREFIX = "[REDACTED:"
@@ -1046,6 +1047,34 @@ def _redact_value(root: JSON, r: Redactor, skip: frozenset[str]) -> JSON:
         else:  # the blocks of a structural content list are structure; lists in them are not
             dst.extend(copy(v, structural) for v in src)
     return out
+
+
+def unrewritable(session: Session, redactor: Redactor) -> list[str]:
+    """Where a secret sits that redaction leaves alone because links, the tree and tool
+    pairing depend on it: ``line 4 (id)``, for the gate's message (never the secret)."""
+    found: list[str] = []
+
+    def check(obj: Any, line: int, fields: Iterable[str]) -> None:
+        if not isinstance(obj, dict):
+            return
+        for name in fields:
+            value = obj.get(name)
+            if isinstance(value, str) and redactor._spans(_fast_normal(value)):
+                found.append(f"line {line} ({name})")
+
+    header = session.header
+    if header is not None:
+        check(header.raw, 1, _HEADER_STRUCTURE)
+    for e in session.entries:
+        check(e.raw, e.line, _ENTRY_STRUCTURE)
+        message = e.message
+        if message is not None:
+            check(message, e.line, ("toolCallId",))
+            blocks = message.get("content")
+            for block in blocks if isinstance(blocks, list) else ():
+                if isinstance(block, dict) and block.get("type") == "toolCall":
+                    check(block, e.line, ("id",))
+    return found
 
 
 def redact_session(session: Session, redactor: Redactor) -> Session:

@@ -728,9 +728,21 @@ def test_gate_catches_secrets_in_structural_fields(
     """Ids are never rewritten (deep links depend on them), so a secret there fails the run."""
     secret = fake("aws-access-key", 9)[0]
     bad = make_session([msg(secret, None, "user", "hello", 1)], name="bad.jsonl")
-    with pytest.raises(RedactionError, match="aws-access-key"):
+    with pytest.raises(RedactionError, match="aws-access-key") as refused:
         export_session(bad, tmp_path / "bad.html", redactor=Redactor.create())
     assert not (tmp_path / "bad.html").exists()
+    # the message names the entry (by its line: its id is the secret) and why
+    assert "entry at line 2 (id)" in str(refused.value) and secret not in str(refused.value)
+    result = runner.invoke(
+        cli, ["render", "--redact", "--format", "json", str(bad), "-o", str(tmp_path / "b")]
+    )
+    assert result.exit_code == 1 and "entry at line 2 (id)" in result.output
+    assert secret not in result.output
+    # Markdown does not show ids: it is written, without the secret
+    result = runner.invoke(
+        cli, ["render", "--redact", "--format", "md", str(bad), "-o", str(tmp_path / "b.md")]
+    )
+    assert result.exit_code == 0 and secret not in (tmp_path / "b.md").read_text()
 
     root = tmp_path / "root"
     root.mkdir()
