@@ -371,7 +371,7 @@ _PLACEHOLDER = re.compile(
 _PLACEHOLDER_WORDS = re.compile(
     r"""(?ix)^(?:
         [a-z]+(?:[ \t]+[a-z]+)+[.!]?     # prose: "see docs", "ask the admin"
-      | [A-Z]+(?:_[A-Z]+)+              # the name of a variable: GITHUB_TOKEN
+      | (?-i:[A-Z]+(?:_[A-Z]+)+)        # the name of a variable: GITHUB_TOKEN
       | (?:[a-z]+[_.-])*(?:your|here|changeme|placeholder|replaceme|dummy|fixme|todo)
         (?:[_.-][a-z]+)*                # YOUR_API_KEY_HERE, changeme, my-token-here
     )$"""
