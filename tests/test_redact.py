@@ -264,6 +264,15 @@ class Plant:
             parts.append(text)
         return " and ".join(parts) if field not in SINGLE_LINE else "/".join(parts)
 
+    def value(self, field: str, kind: str) -> str:
+        """A bare value for structured data, a secret only next to its key."""
+        rng = random.Random(f"{field}:{self.n}")
+        self.n += 1
+        s = _r(rng, 10) + rng.choice("-!+") + _r(rng, 8)
+        self.secrets[s] = kind
+        self.placements.append((field, kind))
+        return s
+
 
 def planted_session(plant: Plant, shared: str = "") -> list[Any]:
     """A session with secrets in every kind of field; ``shared`` is added to the user text."""
@@ -288,6 +297,18 @@ def planted_session(plant: Plant, shared: str = "") -> list[Any]:
             "id": "call_4",
             "name": "write",
             "arguments": {"path": ".env", "content": p("write content")},
+        },
+        {
+            "type": "toolCall",
+            "id": "call_5",
+            "name": "http_request",
+            "arguments": {
+                "username": "bob",
+                "password": p.value("tool arguments", "structured-password"),
+                "headers": {"Authorization": "Bearer " + p.value("tool arguments", "header")},
+                "config": {"apiKey": p.value("tool arguments", "structured-api-key")},
+                "placeholders": {"apiKey": "YOUR_API_KEY_HERE", "token": "see docs"},
+            },
         },
         {
             "type": "toolCall",
@@ -348,7 +369,15 @@ def planted_session(plant: Plant, shared: str = "") -> list[Any]:
             "parentId": "b1",
             "timestamp": ts(7),
             "customType": "ext",
-            "data": {"nested": {"env": [p("custom data")]}, p("custom data key", 1): 1},
+            "data": {
+                "nested": {"env": [p("custom data")]},
+                p("custom data key", 1): 1,
+                "shaped": [
+                    {"type": "image", "data": p("custom data like an image")},
+                    {"type": "toolCall", "id": p("custom data like a tool call", 1)},
+                    {"db": {"password": p.value("custom data", "structured-password")}},
+                ],
+            },
         },
         {
             "type": "custom_message",
