@@ -246,12 +246,15 @@ SINGLE_LINE = {
 class Plant:
     """Hands out fake secrets field by field, cycling through the formats."""
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, per_field: int | None = None) -> None:
         self.n = seed
+        self.per_field = per_field
+        """Plant this many in each field instead of what the session asks (every kind)."""
         self.secrets: dict[str, str] = {}  # the part that must not leak → its kind
         self.placements: list[tuple[str, str]] = []
 
     def __call__(self, field: str, count: int = 4) -> str:
+        count = self.per_field or count
         parts = []
         for _ in range(count):
             kind = KINDS[self.n % len(KINDS)]
@@ -1371,3 +1374,22 @@ def test_pairs_the_redactor_leaves_the_gate_passes() -> None:
             assert r.scan_text(f"<pre>{html.escape(shown)}</pre>") == [], (key, parts, value)
 
     check()
+
+
+def test_every_form_in_every_field(runner: CliRunner, tmp_path: Path) -> None:
+    """Each kind of secret in each field (not just the four a field gets in the planted
+    session), in html, md and json: nothing leaks and nothing is refused."""
+    plant = Plant(per_field=len(KINDS))
+    path = tmp_path / "every.jsonl"
+    path.write_bytes(to_lines(planted_session(plant)))
+    pairs = set(plant.placements)
+    assert {k for f, k in pairs if f == "bash command"} == set(KINDS)
+    outs = []
+    for fmt in ("html", "md", "json"):
+        out = tmp_path / f"every.{fmt}"
+        result = runner.invoke(
+            cli, ["render", "--redact", "--format", fmt, str(path), "-o", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        outs.append(out)
+    assert_no_leak(outs, plant.secrets)
