@@ -715,8 +715,9 @@ class Redactor:
         self.counts.update(done[1])
         return done[0]
 
-    def _pair(self, key: str, value: str) -> tuple[str, tuple[str, ...]]:
-        """:meth:`redact_pair`'s value and the rule of each secret replaced."""
+    def _pair(self, key: str, value: str, rounds: int = _ROUNDS) -> tuple[str, tuple[str, ...]]:
+        """:meth:`redact_pair`'s value and the rule of each secret replaced; again on what it
+        made while that changes (a token's ``]`` can start what was inside a word)."""
         nkey = _fast_normal(key)
         normal, where = _normalise(value)
         escaped = json.dumps(normal, ensure_ascii=False)[1:-1]
@@ -740,17 +741,22 @@ class Redactor:
         if whole is not None:
             return self.token(whole, normal), (whole,)
         if not inside:
-            return self._replace(value)
-        found = [(a, 1, b, name) for a, b, name in self._spans(normal)] + inside
-        found.sort()
-        spans: list[tuple[int, int, str]] = []
-        for start, _p, end, name in found:
-            if spans and start < spans[-1][1]:
-                spans[-1] = (spans[-1][0], max(spans[-1][1], end), spans[-1][2])
-            else:
-                spans.append((start, end, name))
-        done, more = self._replace(self._apply(value, normal, where, spans))
-        return done, tuple(name for _, _, name in spans) + more
+            done, names = self._replace(value)
+        else:
+            found = [(a, 1, b, name) for a, b, name in self._spans(normal)] + inside
+            found.sort()
+            spans: list[tuple[int, int, str]] = []
+            for start, _p, end, name in found:
+                if spans and start < spans[-1][1]:
+                    spans[-1] = (spans[-1][0], max(spans[-1][1], end), spans[-1][2])
+                else:
+                    spans.append((start, end, name))
+            done = self._apply(value, normal, where, spans)
+            names = tuple(name for _, _, name in spans)
+        if done != value and rounds > 1:
+            again, more = self._pair(key, done, rounds - 1)
+            return again, names + more
+        return done, names
 
     def scan_text(self, text: str, workers: int = 1) -> list[tuple[str, int]]:
         """``(rule, distinct matches)`` for whatever the rules still find in a page about to
