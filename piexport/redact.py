@@ -148,8 +148,10 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "github-token",
-        r"(?<![A-Za-z0-9])(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
-        "ghp_ gho_ ghu_ ghs_ ghr_",
+        # the literal first, then the look-behind: the regex searches for 'gh' as fast as a
+        # keyword would, and one keyword stands for five
+        r"gh(?<![A-Za-z0-9]gh)[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+        "gh",
     ),
     _rule(
         "github-token",
@@ -158,9 +160,9 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "gitlab-token",
-        r"(?<![A-Za-z0-9])(?:glpat|gldt|glrt|glptt|glcbt|glft|glimt|glagent|glsoat|gloas)-"
+        r"gl(?<![A-Za-z0-9]gl)(?:pat|dt|rt|ptt|cbt|ft|imt|agent|soat|oas)-"
         r"[A-Za-z0-9_-]{20,}" + _END,
-        "glpat- gldt- glrt- glptt- glcbt- glft- glimt- glagent- glsoat- gloas-",
+        "gl",
     ),
     _rule("gitlab-token", r"(?<![A-Za-z0-9])GR1348941[A-Za-z0-9_-]{20,}" + _END, "gr1348941"),
     _rule(
@@ -196,7 +198,7 @@ RULES: tuple[Rule, ...] = (
         "stripe-key",
         r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,99}(?![A-Za-z0-9])"
         r"|(?<![A-Za-z0-9])whsec_[0-9A-Za-z]{24,}(?![A-Za-z0-9])",
-        "sk_live_ sk_test_ rk_live_ rk_test_ whsec_",
+        "k_live_ k_test_ whsec_",
     ),
     _rule("npm-token", r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", "npm_"),
     _rule("pypi-token", r"(?<![A-Za-z0-9])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}" + _END, "pypi-"),
@@ -206,7 +208,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "digitalocean-token",
         r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])",
-        "dop_v1_ doo_v1_ dor_v1_",
+        "_v1_",
     ),
     _rule(
         "jwt", r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyj"
