@@ -239,7 +239,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "auth-header",
-        r"(?<![\w-])(?i:(?:proxy-)?authorization)(?:\\{0,7}[\"'])?[ \t]{0,3}[:=][ \t]{0,3}"
+        r"(?<![A-Za-z0-9-])(?i:(?:proxy-)?authorization)(?:\\{0,7}[\"'])?[ \t]{0,3}[:=][ \t]{0,3}"
         r"(?:\\{0,7}[\"'])?(?i:(?:bearer|basic|token|digest|bot|negotiate)[ \t]+)?"
         r"(?!(?i:bearer|basic|token|digest|bot|negotiate)(?![\w-]))"  # a scheme, not a value
         r"(?P<secret>[A-Za-z0-9._~+/=:-]{6,})",
@@ -248,7 +248,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "auth-header",
-        r"(?<![\w-])(?i:x-api-key|x-auth-token|api-key|private-token|x-access-token)"
+        r"(?<![A-Za-z0-9-])(?i:x-api-key|x-auth-token|api-key|private-token|x-access-token)"
         r"(?:\\{0,7}[\"'])?[ \t]{0,3}:[ \t]{0,3}(?:\\{0,7}[\"'])?"
         r"(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
         "x-api-key x-auth-token api-key private-token x-access-token",
@@ -256,7 +256,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(  # Cookie: / Set-Cookie: headers (the keyword, not a look-behind, comes first)
         "cookie",
-        r"cookie(?:(?<![\w-]cookie)|(?<=set-cookie)(?<![\w]set-cookie))"
+        r"cookie(?:(?<![A-Za-z0-9-]cookie)|(?<=set-cookie)(?<![\w]set-cookie))"
         r"(?:\\{0,7}[\"'])?:[ \t]{0,3}(?:\\{0,7}[\"'])?"
         r"(?P<secret>[^\s;=\"'\\]{1,256}=[^\r\n\"'\\]{3,8192})",
         "cookie: cookie\": cookie': cookie\\",
@@ -279,11 +279,13 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(  # mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET
         "cli-secret",
-        r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?[ \t]-p"
+        r"(?<![A-Za-z0-9])(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b"
+        r"[^\n|;&]{0,200}?[ \t]-p"
         r"(?P<q>[\"']?)(?P<secret>[^\s\"'`|;&]{1,256})(?P=q)"
-        r"|\bsshpass(?:[ \t]+-[^p\s]\S{0,200}){0,4}[ \t]+-p[ \t]*(?P<q2>[\"']?)"
+        r"|(?<![A-Za-z0-9])sshpass(?:[ \t]+-[^p\s]\S{0,200}){0,4}[ \t]+-p[ \t]*(?P<q2>[\"']?)"
         r"(?P<secret2>[^\s\"'`]{1,256})(?P=q2)"
-        r"|\bredis-cli(?:[ \t]+[^\s-]\S{0,200}|[ \t]+-[^a\s]\S{0,200}){0,8}[ \t]+-a[ \t]+"
+        r"|(?<![A-Za-z0-9])redis-cli(?:[ \t]+[^\s-]\S{0,200}|[ \t]+-[^a\s]\S{0,200}){0,8}"
+        r"[ \t]+-a[ \t]+"
         r"(?P<q3>[\"']?)(?P<secret3>[^\s\"'`]{1,256})(?P=q3)",
         "mysql mariadb sshpass redis-cli",
         generic=True,

@@ -1393,3 +1393,27 @@ def test_every_form_in_every_field(runner: CliRunner, tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         outs.append(out)
     assert_no_leak(outs, plant.secrets)
+
+
+def test_every_kind_in_a_session_file_name(runner: CliRunner, tmp_path: Path) -> None:
+    """Each kind of secret that can be part of a file name, in a session's file name: no
+    page name, index or manifest of the site holds it, and every page is written."""
+    root = tmp_path / "sessions"
+    folder = root / "--home-alice-names--"
+    folder.mkdir(parents=True)
+    secrets: dict[str, str] = {}
+    for i, kind in enumerate(KINDS):
+        text, secret = fake(kind, 500 + i)
+        if "/" in text or "\n" in text or len(text.encode()) > 200:
+            continue
+        secrets[secret] = kind
+        header = {**HEADER, "id": f"0195a000-0000-7000-8000-{i:012d}"}
+        name = f"2025-01-01T10-00-{i:02d}-000Z_{text}.jsonl"
+        (folder / name).write_bytes(to_lines([header, msg("u1", None, "user", "hi", 1)]))
+    assert len(secrets) >= 25
+    out = tmp_path / "site"
+    result = runner.invoke(cli, ["site", str(root), "-o", str(out), "--redact", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert len([p for p in files if p.name.startswith("2025-")]) == len(secrets)
+    assert_no_leak(files, secrets)
