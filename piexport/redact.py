@@ -590,8 +590,8 @@ class Redactor:
             for a, p, b, name in self._rule_spans(joined):
                 start, end = where[a], where[b - 1] + 1
                 whole = (a or not lo) and (b < len(joined) or hi == len(text))  # not cut off
-                first = bisect.bisect_right(starts, start)  # the first mark after its start
-                if whole and first < len(marks) and marks[first][1] < end:  # across a mark
+                first = bisect.bisect_left(starts, start)  # the first mark from its start on
+                if whole and first < len(marks) and marks[first][1] <= end:  # holds a mark
                     found.append((start, p, end, name))
         found.sort()
         merged: list[tuple[int, int, str]] = []
@@ -855,35 +855,47 @@ a markdown renderer drops them and shows the two halves as one word."""
 def _markdown_read(
     text: str,
 ) -> list[tuple[int, int, str, list[int], list[tuple[int, int]]]]:
-    """The text as a markdown renderer shows it (marks inside words removed), around each
-    place a mark was removed: ``(lo, hi, joined, where, marks)`` for ``text[lo:hi]`` read
-    joined, the offset in ``text`` of each character of ``joined``, and the marks' spans.
-    Only a secret across a mark is new, and none is longer than ``_JOIN_REACH``."""
-    if not ("*" in text or "\\" in text or "`" in text or "~" in text):
-        return []
-    windows: list[tuple[int, list[int], list[tuple[int, int]]]] = []  # lo, [hi], marks
-    for m in _MARKDOWN_JOIN.finditer(text):
-        lo, hi = max(0, m.start() - _JOIN_REACH), min(len(text), m.end() + _JOIN_REACH)
+    """The text as a markdown renderer shows it (marks inside words removed, character
+    references such as ``&#95;`` decoded), around each place it differs: ``(lo, hi, joined,
+    where, marks)`` for ``text[lo:hi]`` read that way, the offset in ``text`` of each
+    character of ``joined``, and the spans of the marks and references. Only a secret that
+    holds one of them is new, and none is longer than ``_JOIN_REACH``."""
+    found: list[tuple[int, int, str]] = []
+    if "*" in text or "\\" in text or "`" in text or "~" in text:
+        found = [(m.start(), m.end(), "") for m in _MARKDOWN_JOIN.finditer(text)]
+    if "&" in text and ";" in text:
+        for m in _ENTITY.finditer(text):
+            char = html.unescape(m.group())
+            if len(char) == 1:
+                found.append((m.start(), m.end(), char))
+        found.sort()
+    windows: list[tuple[int, list[int], list[tuple[int, int, str]]]] = []  # lo, [hi], marks
+    for a, b, char in found:
+        lo, hi = max(0, a - _JOIN_REACH), min(len(text), b + _JOIN_REACH)
         if windows and lo <= windows[-1][1][0]:
+            if a < windows[-1][2][-1][1]:
+                continue  # inside the last one
             windows[-1][1][0] = hi
-            windows[-1][2].append(m.span())
+            windows[-1][2].append((a, b, char))
         else:
-            windows.append((lo, [hi], [m.span()]))
+            windows.append((lo, [hi], [(a, b, char)]))
     out = []
     for lo, (hi,), marks in windows:
         parts: list[str] = []
         where: list[int] = []
         pos = lo
-        for a, b in marks:
-            parts.append(text[pos:a])
-            where.extend(range(pos, a))
+        for a, b, char in marks:
+            parts.append(text[pos:a] + char)
+            where.extend(range(pos, a + len(char)))  # a reference's character is at its '&'
             pos = b
         parts.append(text[pos:hi])
         where.extend(range(pos, hi))
-        out.append((lo, hi, "".join(parts), where, marks))
+        out.append((lo, hi, "".join(parts), where, [(a, b) for a, b, _ in marks]))
     return out
 
 
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+"""A character reference, which markdown (and HTML) shows as its character."""
 _JOIN_REACH = 300
 """How far around a markdown mark a secret joined by it is looked for."""
 

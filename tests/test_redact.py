@@ -1025,12 +1025,19 @@ def test_characters_that_render_as_nothing_do_not_hide_a_key(mark: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [f"AKIA**{AKIA_TAIL}**", f"AKIA*{AKIA_TAIL}*", f"AKIA`{AKIA_TAIL}`", "ghp\\_" + GHP[4:]],
+    [
+        f"AKIA**{AKIA_TAIL}**",
+        f"AKIA*{AKIA_TAIL}*",
+        f"AKIA`{AKIA_TAIL}`",
+        "ghp\\_" + GHP[4:],
+        "ghp&#95;" + GHP[4:],
+        f"AKIA&#x{ord(AKIA_TAIL[0]):x};{AKIA_TAIL[1:]}",
+    ],
 )
 def test_markdown_that_joins_a_key_is_read_joined(
     text: str, runner: CliRunner, tmp_path: Path, make_session: Any
 ) -> None:
-    tail = GHP[4:] if "ghp" in text else AKIA_TAIL
+    tail = GHP[4:] if "ghp" in text else AKIA_TAIL[1:]
     r = Redactor.create()
     assert tail not in r.redact_text(f"the key is {text}.")
     path = make_session([msg("u1", None, "user", f"the key is {text}.", 1)])
@@ -1269,6 +1276,9 @@ ADVERSARIAL = [
     "x`",
     "ghp_\ufe0f",
     "\u034f",
+    "a&#95;",
+    "&amp;",
+    "x&#95;&#95;",
 ]
 
 
