@@ -689,7 +689,7 @@ class Redactor:
         out: list[str] = []
         pos = 0
         for start, end, name in spans:
-            token = self.token(name, normal[start:end])
+            token = self.token(name, _as_shown(normal[start:end]))
             if where is None:
                 o_start, o_end = start, end
             else:  # back to the original characters, invisible ones inside included
@@ -743,7 +743,7 @@ class Redactor:
                     else:
                         whole = whole or name
         if whole is not None:
-            return self.token(whole, normal), (whole,)
+            return self.token(whole, _as_shown(normal)), (whole,)
         if not inside:
             done, names = self._replace(value)
         else:
@@ -892,6 +892,16 @@ def _markdown_read(
         where.extend(range(pos, hi))
         out.append((lo, hi, "".join(parts), where, [(a, b) for a, b, _ in marks]))
     return out
+
+
+def _as_shown(secret: str) -> str:
+    """A secret as markdown shows it (marks inside words removed, references decoded): what
+    its token is made from, so ``ghp\\_…``, ``ghp&#95;…`` and ``ghp_…`` get one token."""
+    if "&" in secret:
+        secret = _ENTITY.sub(
+            lambda m: c if len(c := html.unescape(m.group())) == 1 else m.group(), secret
+        )
+    return _MARKDOWN_JOIN.sub("", secret) if _MARKDOWN_JOIN.search(secret) else secret
 
 
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")

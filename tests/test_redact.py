@@ -1040,6 +1040,9 @@ def test_markdown_that_joins_a_key_is_read_joined(
     tail = GHP[4:] if "ghp" in text else AKIA_TAIL[1:]
     r = Redactor.create()
     assert tail not in r.redact_text(f"the key is {text}.")
+    # one secret, one token, however it is written
+    plain = GHP if "ghp" in text else "AKIA" + AKIA_TAIL
+    assert r.redact_text(text).startswith(r.redact_text(plain))
     path = make_session([msg("u1", None, "user", f"the key is {text}.", 1)])
     for fmt in ("md", "html", "json"):
         out = tmp_path / f"p.{fmt}"
