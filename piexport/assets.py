@@ -12,6 +12,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from .redact import shorten
+
 IMAGE_MAGIC: dict[str, tuple[bytes, ...]] = {
     "image/png": (b"\x89PNG\r\n\x1a\n",),
     "image/jpeg": (b"\xff\xd8\xff",),
@@ -81,7 +83,7 @@ def check_image(block: Any) -> Image:
     """Only png/jpeg/gif/webp, strictly valid base64, bytes that match the type, capped."""
     mime = block.get("mimeType") if isinstance(block, dict) else None
     data = block.get("data") if isinstance(block, dict) else None
-    mime = mime[:60] if isinstance(mime, str) else "?"
+    mime = shorten(mime, 60, "") if isinstance(mime, str) else "?"
     if not isinstance(data, str):
         return Image(mime, 0, None, "no image data")
     size = len(data) * 3 // 4

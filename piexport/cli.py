@@ -462,7 +462,7 @@ def render_command(
             text = session_markdown(session) if fmt == "md" else session_json(session)
         if redactor is not None:
             try:
-                check_output(text, redactor, out)
+                check_output(text, redactor, out, session=session)
             except RedactionError as exc:
                 raise Failed(str(exc)) from exc
         if str(out) == "-":
@@ -521,7 +521,7 @@ def summary_command(
         text = summary_markdown(session, leaf_id, link)
     if redactor is not None:
         try:
-            check_output(text, redactor, "summary")
+            check_output(text, redactor, "summary", session=session)
         except RedactionError as exc:
             raise Failed(str(exc)) from exc
     click.echo(text)

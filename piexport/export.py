@@ -14,7 +14,7 @@ from .loader import load_session
 from .model import Diagnostic, Session
 from .output import write_atomic
 from .parallel import default_workers
-from .redact import RedactionError, Redactor, redact_session
+from .redact import RedactionError, Redactor, redact_session, unrewritable
 from .render import RenderOptions, render_plain_parts, render_session_parts
 from .selection import Selection, apply_selection, sharing_notice
 from .view import build_view
@@ -60,9 +60,16 @@ def share_session(
     return session, dict(redactor.counts - before)
 
 
-def check_output(text: str | Path, redactor: Redactor, where: object, workers: int = 1) -> None:
+def check_output(
+    text: str | Path,
+    redactor: Redactor,
+    where: object,
+    workers: int = 1,
+    session: Session | None = None,
+) -> None:
     """The final gate: raise ``RedactionError`` naming the rules (never the secrets) when the
-    rules still find something in text about to be written (or in a file written)."""
+    rules still find something in text about to be written (or in a file written), and the
+    entries of ``session`` whose ids hold a secret (redaction never rewrites ids)."""
     left = (
         redactor.scan_file(text, workers)
         if isinstance(text, Path)
@@ -71,6 +78,10 @@ def check_output(text: str | Path, redactor: Redactor, where: object, workers: i
     if left:
         rules = ", ".join(f"{name} ({n})" for name, n in left)
         msg = f"{where}: not written: the redacted output still matches {rules}"
+        places = unrewritable(session, redactor) if session is not None else []
+        if places:
+            shown = ", ".join(places[:5]) + (", …" if len(places) > 5 else "")
+            msg += f"; a secret is in an id, which redaction never rewrites: entry at {shown}"
         raise RedactionError(msg)
 
 
@@ -105,16 +116,17 @@ def export_session(
     try:
         with limit(seconds):
             view = build_view(session, parent_href=parent_href, forks=forks)
-            _write(out, render_session_parts(view, options, sharing=notice), redactor, options)
+            _write(
+                out, render_session_parts(view, options, sharing=notice), redactor, options, session
+            )
     except DeadlineExceeded:
         if outer_expired():
             raise
         took = f"the page took longer than {seconds:g} s to make"
         session.diagnostics.append(Diagnostic(session.path, 0, f"{took}: written as plain text"))
-        title = session.name or session.first_user_text() or "Untitled session"
         reason = f"{took[0].upper()}{took[1:]}, so it is shown as plain text."
-        plain = render_plain_parts(session, " ".join(title.split())[:200], reason)
-        _write(out, plain, redactor, options)
+        plain = render_plain_parts(session, session.title or "Untitled session", reason)
+        _write(out, plain, redactor, options, session)
     return ExportResult(out, session, redacted)
 
 
@@ -126,7 +138,11 @@ def _size(source: Path | IO[bytes]) -> int:
 
 
 def _write(
-    out: Path, parts: Iterator[str], redactor: Redactor | None, options: RenderOptions
+    out: Path,
+    parts: Iterator[str],
+    redactor: Redactor | None,
+    options: RenderOptions,
+    session: Session,
 ) -> None:
     if redactor is None:
         write_atomic(out, parts)
@@ -134,7 +150,7 @@ def _write(
 
     def gate(written: Path) -> None:
         # the page as written, before it takes the place of the old one
-        check_output(written, redactor, out, options.workers or default_workers())
+        check_output(written, redactor, out, options.workers or default_workers(), session)
 
     try:
         write_atomic(out, parts, check=gate)

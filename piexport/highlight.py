@@ -177,7 +177,9 @@ def highlight_block(
     """A ``<pre>`` block; the language comes from a name or a file path, never a guess."""
     lexer = lexer_for_path(path) if path else lexer_by_name(lang)
     body = highlight_code(code, lexer, budget)
-    tag = f' data-lang="{escape(lang[:40])}"' if lang else ""
+    from .redact import shorten  # here: redact imports parallel, which imports this module
+
+    tag = f' data-lang="{escape(shorten(lang, 40, ""))}"' if lang else ""
     return f'<pre class="hl"{tag}><code>{body}</code></pre>\n'
 
 

@@ -24,6 +24,7 @@ from .errors import InputError
 from .jsonutil import MAX_DEPTH, OddNumber, cap_depth, dumps, finite_number, may_nest_deeply
 from .migrate import CURRENT_VERSION, migrate
 from .model import JSON, Diagnostic, Entry, Session, SessionHeader
+from .redact import shorten
 from .tree import build_tree, resolve_labels, resolve_name, timestamp_ms
 
 MAX_LINE_BYTES = 256 * 1024 * 1024
@@ -567,7 +568,7 @@ def _looks_iso(value: Any) -> bool:
 
 def _short(value: Any) -> str:
     text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
+    return shorten(text, 40)
 
 
 def _id_text(value: Any) -> str:

@@ -215,8 +215,11 @@ def short_title(text: str, limit: int = TITLE_CHARS) -> str:
     flat = " ".join(line.split())
     if len(flat) <= limit:
         return flat
+    from .redact import safe_cut  # model is imported by redact
+
     cut = flat[:limit]
     space = cut.rfind(" ")
     if space >= limit // 2:
         cut = cut[:space]
+    cut = cut[: safe_cut(flat, len(cut))]  # never half a redaction token
     return cut.rstrip(" ,;:.-") + "…"

@@ -6,11 +6,13 @@ Shared by ``piexport tree`` and the page's navigator, so both describe an entry 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from .jsonutil import dumps, finite_number
 from .model import Entry, Session, content_text
+from .redact import shorten
 from .textsafe import plain_controls
 from .tree import flatten
 
@@ -27,8 +29,7 @@ def terminal_safe(text: str) -> str:
 
 
 def _one_line(text: str, limit: int = MAX_SUMMARY) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return shorten(" ".join(text.split()), limit)
 
 
 def _short_path(p: str) -> str:
@@ -56,7 +57,7 @@ def tool_call_summary(name: Any, args: Any) -> str:
     if name == "bash":
         cmd = str(a.get("command") or "")
         flat = " ".join(cmd.split())
-        return f"[bash: {flat[:50]}{'...' if len(cmd) > 50 else ''}]"
+        return f"[bash: {shorten(flat, 53, '...') if len(cmd) > 50 else flat}]"
     if name == "grep":
         return f"[grep: /{a.get('pattern') or ''}/ in {path_arg('.')}]"
     if name == "find":
@@ -64,7 +65,22 @@ def tool_call_summary(name: Any, args: Any) -> str:
     if name == "ls":
         return f"[ls: {path_arg('.')}]"
     dumped = dumps(args, indent=False) if args is not None else ""
-    return f"[{name}: {dumped[:40]}{'...' if len(dumped) > 40 else ''}]"
+    return f"[{name}: {_short_json(dumped) if len(dumped) > 40 else dumped}]"
+
+
+_QUOTE = re.compile(r'(?<!\\)(?:\\\\)*"')
+"""A quote that is not escaped (it follows an even number of backslashes)."""
+
+
+def _short_json(dumped: str) -> str:
+    """The first 40 characters of JSON and ``...``; a string cut open ends before its opening
+    quote, so it is not read on into the words after it (``"password":"...] [http: {``
+    would read as a password)."""
+    head = shorten(dumped, 40, "")
+    quotes = [m.end() - 1 for m in _QUOTE.finditer(head)]
+    if len(quotes) % 2:
+        head = head[: quotes[-1]]
+    return head + "..."
 
 
 def tool_calls_by_id(session: Session) -> dict[str, tuple[Any, Any]]:

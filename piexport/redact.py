@@ -15,9 +15,11 @@ written page as a final gate.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import hmac
 import html
+import json
 import re
 import unicodedata
 from collections import Counter
@@ -40,6 +42,7 @@ __all__ = [
     "load_redact_config",
     "redact_session",
     "redaction_report",
+    "unrewritable",
 ]
 
 TOKEN_PREFIX = "[REDACTED:"
@@ -116,7 +119,7 @@ _CONFIG_LINE = "".join(
         r"[\w.-]{0,20}[ \t]*(?::[ \t]+|=[ \t]*)(?P<q>[\"']?)",
         r"(?P<secret>(?![\d.,_]+[\"']?[ \t]*$)",  # not only a number (max_tokens: 4096)
         r"(?=[^\s\"']*[0-9!@%^&*+=/~-])",  # a digit or a symbol: not token: SecretStr
-        r"[^\s\"'#,;(){}\[\]<>`]{4,512})(?P=q)[ \t]*$",  # the rest of the line is the value
+        r"[^\s\"'#,;(){}\[\]<>`]{4,8192})(?P=q)[ \t]*$",  # the rest of the line is the value
     ]
 )
 """A config line in any case (YAML, .ini, .properties, .npmrc) whose key holds a secret
@@ -133,45 +136,59 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "aws-access-key",
-        r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b",
+        r"(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])",
         "a3t akia asia abia acca",
     ),
     _rule(
         "aws-secret-key",
-        r"(?i:aws)[\w.-]{0,20}?(?i:secret|sk)[\w.-]{0,20}[\"']?\s{0,3}[:=]{1,2}>?\s{0,3}[\"']?"
-        r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
+        r"(?i:aws)[\w.-]{0,20}?(?i:secret|sk)[\w.-]{0,20}(?:\\{0,7}[\"'])?[ \t]{0,3}[:=]{1,2}>?"
+        r"[ \t]{0,3}(?:\\{0,7}[\"'])?"
+        r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9+])",
         "aws",
     ),
     _rule(
         "github-token",
-        r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b",
-        "ghp_ gho_ ghu_ ghs_ ghr_",
+        # the literal first, then the look-behind: the regex searches for 'gh' as fast as a
+        # keyword would, and one keyword stands for five
+        r"gh(?<![A-Za-z0-9]gh)[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+        "gh",
     ),
-    _rule("github-token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", "github_pat_"),
+    _rule(
+        "github-token",
+        r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9])",
+        "github_pat_",
+    ),
     _rule(
         "gitlab-token",
-        r"\b(?:glpat|gldt|glrt|glptt|glcbt|glft|glimt|glagent|glsoat|gloas)-"
+        r"gl(?<![A-Za-z0-9]gl)(?:pat|dt|rt|ptt|cbt|ft|imt|agent|soat|oas)-"
         r"[A-Za-z0-9_-]{20,}" + _END,
-        "glpat- gldt- glrt- glptt- glcbt- glft- glimt- glagent- glsoat- gloas-",
+        "gl",
     ),
-    _rule("gitlab-token", r"\bGR1348941[A-Za-z0-9_-]{20,}" + _END, "gr1348941"),
-    _rule("anthropic-key", r"\bsk-ant-[a-z]{2,6}\d{2}-[A-Za-z0-9_-]{20,}" + _END, "sk-ant-"),
+    _rule("gitlab-token", r"(?<![A-Za-z0-9])GR1348941[A-Za-z0-9_-]{20,}" + _END, "gr1348941"),
+    _rule(
+        "anthropic-key",
+        r"(?<![A-Za-z0-9])sk-ant-[a-z]{2,6}\d{2}-[A-Za-z0-9_-]{20,}" + _END,
+        "sk-ant-",
+    ),
     _rule(
         "openai-key",
-        r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}"
+        r"(?<![A-Za-z0-9])sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}"
         + _END
-        + r"|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b|\bsk-[A-Za-z0-9]{48}\b",
+        + r"|(?<![A-Za-z0-9])sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}(?![A-Za-z0-9])"
+        r"|(?<![A-Za-z0-9])sk-[A-Za-z0-9]{48}(?![A-Za-z0-9])",
         "sk-",
     ),
-    _rule("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}" + _END, "aiza"),
-    _rule("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}" + _END, "gocspx-"),
+    _rule("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}" + _END, "aiza"),
+    _rule("google-oauth-secret", r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_-]{28}" + _END, "gocspx-"),
     _rule(
         "huggingface-token",
-        r"\b(?:hf_[A-Za-z0-9]{30,40}|api_org_[A-Za-z0-9]{30,40})\b",
+        r"(?<![A-Za-z0-9])(?:hf_[A-Za-z0-9]{30,40}|api_org_[A-Za-z0-9]{30,40})(?![A-Za-z0-9])",
         "hf_ api_org_",
     ),
-    _rule("slack-token", r"\bxox[abposre]-(?:\d+-)?[0-9A-Za-z-]{10,}" + _END, "xox"),
-    _rule("slack-token", r"\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+\b", "xapp-"),
+    _rule("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-(?:\d+-)?[0-9A-Za-z-]{10,}" + _END, "xox"),
+    _rule(
+        "slack-token", r"(?<![A-Za-z0-9])xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+(?![A-Za-z0-9])", "xapp-"
+    ),
     _rule(
         "slack-webhook",
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",
@@ -179,14 +196,31 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "stripe-key",
-        r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,99}\b|\bwhsec_[0-9A-Za-z]{24,}\b",
-        "sk_live_ sk_test_ rk_live_ rk_test_ whsec_",
+        r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,99}(?![A-Za-z0-9])"
+        r"|(?<![A-Za-z0-9])whsec_[0-9A-Za-z]{24,}(?![A-Za-z0-9])",
+        "k_live_ k_test_ whsec_",
     ),
-    _rule("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", "npm_"),
-    _rule("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}" + _END, "pypi-"),
-    _rule("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END, "sg."),
-    _rule("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", "dop_v1_ doo_v1_ dor_v1_"),
-    _rule("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyj"),
+    _rule("npm-token", r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", "npm_"),
+    _rule("pypi-token", r"(?<![A-Za-z0-9])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}" + _END, "pypi-"),
+    _rule(
+        "sendgrid-key", r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END, "sg."
+    ),
+    _rule(
+        "digitalocean-token",
+        r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])",
+        "_v1_",
+    ),
+    _rule(
+        "jwt", r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyj"
+    ),
+    _rule(
+        "telegram-bot-token",
+        r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}"
+        + _END
+        + r"|(?<=/bot)\d{3,15}:[A-Za-z0-9_-]{20,64}"
+        + _END,
+        ":aa /bot",
+    ),
     # shapes
     _rule(
         "url-credentials",
@@ -195,39 +229,124 @@ RULES: tuple[Rule, ...] = (
         "://",
         generic=True,
     ),
+    _rule(  # user:pass@host without a scheme (git remotes, rsync, proxies); ':' comes first
+        "url-credentials",
+        r":(?<=[A-Za-z0-9._%+-]:)(?<!mailto:)(?<!sip:)(?<!tel:)(?<!xmpp:)(?<!data:)"
+        r"(?P<secret>[^\s:/?#@\"'<>`]{3,256})@"
+        r"(?:localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8})(?![\w-])",
+        "@",
+        generic=True,
+    ),
     _rule(
         "auth-header",
-        r"(?<![\w-])(?i:(?:proxy-)?authorization)[\"']?\s{0,3}[:=]\s{0,3}[\"']?"
-        r"(?i:(?:bearer|basic|token|digest|bot|negotiate)\s+)?"
-        r"(?!(?i:bearer|basic|token|digest|bot|negotiate)(?:\s|$))(?P<secret>[A-Za-z0-9._~+/=:-]{6,})",
+        r"(?<![A-Za-z0-9-])(?i:(?:proxy-)?authorization)(?:\\{0,7}[\"'])?[ \t]{0,3}[:=][ \t]{0,3}"
+        r"(?:\\{0,7}[\"'])?(?i:(?:bearer|basic|token|digest|bot|negotiate)[ \t]+)?"
+        r"(?!(?i:bearer|basic|token|digest|bot|negotiate)(?![\w-]))"  # a scheme, not a value
+        r"(?P<secret>[A-Za-z0-9._~+/=:-]{6,})",
         "authorization",
         generic=True,
     ),
     _rule(
         "auth-header",
-        r"(?<![\w-])(?i:x-api-key|x-auth-token|api-key|private-token|x-access-token)"
-        r"[\"']?\s{0,3}:\s{0,3}[\"']?(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
+        r"(?<![A-Za-z0-9-])(?i:x-api-key|x-auth-token|api-key|private-token|x-access-token)"
+        r"(?:\\{0,7}[\"'])?[ \t]{0,3}:[ \t]{0,3}(?:\\{0,7}[\"'])?"
+        r"(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
         "x-api-key x-auth-token api-key private-token x-access-token",
+        generic=True,
+    ),
+    _rule(  # Cookie: / Set-Cookie: headers (the keyword, not a look-behind, comes first)
+        "cookie",
+        r"cookie(?:(?<![A-Za-z0-9-]cookie)|(?<=set-cookie)(?<![\w]set-cookie))"
+        r"(?:\\{0,7}[\"'])?:[ \t]{0,3}(?:\\{0,7}[\"'])?"
+        r"(?P<secret>[^\s;=\"'\\]{1,256}=[^\r\n\"'\\]{3,8192})",
+        "cookie: cookie\": cookie': cookie\\",
+        generic=True,
+        flags=re.IGNORECASE,
+    ),
+    _rule(  # curl -b 'name=value', --cookie "name=value"
+        "cookie",
+        r"-(?<![\w-]-)(?:b|-cookie)[ \t]+[\"'](?P<secret>[^\s;=\"']{1,256}=[^\n\"']{3,8192})[\"']",
+        "-b --cookie",
+        generic=True,
+    ),
+    _rule(  # --password=…, --db-password …, --api-key …, --client-secret …
+        "cli-secret",
+        r"--(?<![\w-]--)(?:[A-Za-z0-9]{1,20}[-_]){0,2}"
+        r"(?i:password|passwd|pass|token|secret|api-key|api_key|apikey|secret-key|access-key)"
+        r"(?:=|[ \t]+)(?P<q>[\"']?)(?!-)(?P<secret>[^\s\"'`]{3,512})(?P=q)",
+        "--",
+        generic=True,
+    ),
+    _rule(  # mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET
+        "cli-secret",
+        r"(?<![A-Za-z0-9])(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b"
+        r"[^\n|;&]{0,200}?[ \t]-p"
+        r"(?P<q>[\"']?)(?P<secret>[^\s\"'`|;&]{1,256})(?P=q)"
+        r"|(?<![A-Za-z0-9])sshpass(?:[ \t]+-[^p\s]\S{0,200}){0,4}[ \t]+-p[ \t]*(?P<q2>[\"']?)"
+        r"(?P<secret2>[^\s\"'`]{1,256})(?P=q2)"
+        r"|(?<![A-Za-z0-9])redis-cli(?:[ \t]+[^\s-]\S{0,200}|[ \t]+-[^a\s]\S{0,200}){0,8}"
+        r"[ \t]+-a[ \t]+"
+        r"(?P<q3>[\"']?)(?P<secret3>[^\s\"'`]{1,256})(?P=q3)",
+        "mysql mariadb sshpass redis-cli",
+        generic=True,
+    ),
+    _rule(  # curl -u user:password, --user, --proxy-user
+        "cli-secret",
+        r"-(?<![\w-]-)(?:u|-user|-proxy-user)(?:[ \t]+|=)(?P<q>[\"']?)"
+        r"(?!\d{1,10}:\d{1,10}(?![^\s\"'`]))[^\s:\"'`]{1,128}:(?P<secret>[^\s\"'`]{1,256})(?P=q)",
+        "-u",
+        generic=True,
+    ),
+    _rule(  # tokens in URL queries: ?access_token=…, &api_key=…, ?X-Amz-Signature=…
+        "url-token",
+        r"[?&](?i:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key"
+        r"|secret|client_secret|password|passwd|pwd|x-amz-signature|x-amz-security-token"
+        r"|x-goog-signature|sessionid|session_id)=(?P<secret>[^\s&#\"'`<>\\]{4,4096})",
+        "? &",  # one character is looked for faster than nine names
+        generic=True,
+    ),
+    _rule(  # names that are often not secrets: only a long value is one
+        "url-token",
+        r"[?&](?i:key|code|sig|signature|auth|pass|session|sid)="
+        r"(?P<secret>[A-Za-z0-9_.~+/%=-]{16,4096})(?![^\s&#\"'`<>\\])",
+        "? &",
+        generic=True,
+    ),
+    _rule(  # form bodies and arguments: -d 'user=admin&password=…', … password=…
+        "url-token",
+        r"(?<![^\s'\"])(?i:password|passwd|pwd|access_token|refresh_token|client_secret|api_key"
+        r"|apikey)=(?P<secret>(?=[^\s&#\"'`<>(){}\[\],;\\]{0,512}[0-9!@%^*+/~-])"
+        r"[^\s&#\"'`<>(){}\[\],;\\]{4,512})",
+        "password= passwd= pwd= access_token= refresh_token= client_secret= api_key= apikey=",
         generic=True,
     ),
     _rule(
         "secret-assignment",
-        _SECRET_WORDS + r"[A-Z0-9_]{0,20}\s{0,3}(?::=|=|:\s)\s{0,3}"
-        r"(?P<q>[\"']?)(?P<secret>[^\s\"'`]{4,512})(?P=q)",
+        _SECRET_WORDS + r"[A-Z0-9_]{0,20}[ \t]{0,3}(?::=|=|:[ \t])[ \t]{0,3}"
+        r"(?P<q>(?:\\{0,7}[\"'])?)(?P<secret>[^\s\"'`\\]{4,8192})(?P=q)",
         _WORDS_KEYS,
         generic=True,
     ),
     _rule(
         "secret-assignment",
         r"(?P<kq>[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
-        r"(?P<q>[\"'])(?P<secret>[^\"'\n]{4,512})(?P=q)",
+        r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
         _WORDS_KEYS,
+        generic=True,
+        flags=re.IGNORECASE,
+    ),
+    _rule(  # the same inside a string: {\"password\":\"…\"} (escaped once, twice, thrice)
+        "secret-assignment",
+        r"(?P<kq>\\{1,7}[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)[:=]>?\s{0,3}"
+        r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
+        "\\\": \\': \\\"= \\'=",
         generic=True,
         flags=re.IGNORECASE,
     ),
     _rule(
         "secret-assignment",
-        _SECRET_WORDS_LOWER + r"\s{0,3}[:=]\s{0,3}(?P<q>[\"'])(?P<secret>[^\"'\n]{4,512})(?P=q)",
+        _SECRET_WORDS_LOWER
+        + r"[ \t]{0,3}[:=][ \t]{0,3}(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
         _WORDS_KEYS,
         generic=True,
     ),
@@ -253,18 +372,69 @@ _PLACEHOLDER = re.compile(
     )$""",
     re.VERBOSE,
 )
+_PLACEHOLDER_WORDS = re.compile(
+    r"""(?ix)^(?:
+        [a-z]+(?:[ \t]+[a-z]+)+[.!]?     # prose: "see docs", "ask the admin"
+      | (?-i:[A-Z]+(?:_[A-Z]+)+)        # the name of a variable: GITHUB_TOKEN
+      | (?:[a-z]+[_.-])*(?:your|here|changeme|placeholder|replaceme|dummy|fixme|todo)
+        (?:[_.-][a-z]+)*                # YOUR_API_KEY_HERE, changeme, my-token-here
+    )$"""
+)
+"""Values of a ``KEY=value`` shape that say what belongs there rather than holding it (no
+digit: a real secret of only letters and separators, under such words, is not caught)."""
+
+
+def _is_placeholder(value: str) -> bool:
+    """A value a shape rule found that is not a secret: ``$VAR``, ``<token>``, prose… or the
+    start of one, or a few characters of anything, that the page shortened (``${{ secre…``,
+    ``<your-t...``, ``Bear...``)."""
+    if _PLACEHOLDER.match(value) or _PLACEHOLDER_WORDS.match(value):
+        return True
+    if value.endswith(("…", "...")):
+        head = value.rstrip(".…")
+        return len(head) < 8 or bool(_PLACEHOLDER_START.match(head))  # Bear..., ${{ sec…
+    return False
+
+
+_PLACEHOLDER_START = re.compile(r"[$<%*.x-]|\{\{|(?:os\.|process\.|env\.|ENV\[|getenv)")
+
 
 # format characters (zero-width space/joiners, bidi controls, soft hyphen, BOM, …)
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 
 
+INVISIBLE_EXTRA = frozenset(
+    chr(c)
+    for a, b in (
+        (0x034F, 0x034F),  # combining grapheme joiner
+        (0x115F, 0x1160),  # Hangul choseong/jungseong fillers
+        (0x17B4, 0x17B5),  # Khmer inherent vowels
+        (0x180B, 0x180F),  # Mongolian variation selectors
+        (0x3164, 0x3164),  # Hangul filler
+        (0xFE00, 0xFE0F),  # variation selectors (U+FE0F after ghp_)
+        (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
+        (0xE0100, 0xE01EF),  # variation selectors supplement
+    )
+    for c in range(a, b + 1)
+)
+"""Characters that render as nothing (or as blank space no wider than a glyph joins) but are
+not format (Cf) characters: removed before matching like the Cf ones. (To be unified with
+``textsafe``'s set of invisible characters.)"""
+
+
+def _invisible(ch: str) -> bool:
+    return ch in INVISIBLE_EXTRA or unicodedata.category(ch) == "Cf"
+
+
 @cache
 def _format_chars() -> re.Pattern[str]:
-    """Every format (Cf) character: zero-width spaces and joiners, bidi controls, soft hyphen,
-    BOM, tags. Built once from the Unicode database."""
+    """Every format (Cf) character (zero-width spaces and joiners, bidi controls, soft hyphen,
+    BOM, tags) and every other character that renders as nothing (``INVISIBLE_EXTRA``).
+    Built once from the Unicode database."""
     ranges: list[list[int]] = []
-    for c in range(0x80, 0x110000):
-        if unicodedata.category(chr(c)) == "Cf":
+    # planes 0 and 1 and the tags plane hold every Cf character (the rest are CJK and private)
+    for c in (*range(0x80, 0x20000), *range(0xE0000, 0xE1000)):
+        if _invisible(chr(c)):
             if ranges and ranges[-1][1] == c - 1:
                 ranges[-1][1] = c
             else:
@@ -300,7 +470,7 @@ def _normalise(text: str) -> tuple[str, list[int] | None]:
             where.extend(range(pos, m.start()))
         for i in range(m.start(), m.end()):
             ch = text[i]
-            if unicodedata.category(ch) == "Cf":
+            if _invisible(ch):
                 continue
             nf = unicodedata.normalize("NFKC", ch)
             out.append(nf)
@@ -321,7 +491,23 @@ class _RuleIndex:
     by_keyword: dict[str, tuple[int, ...]]
     always: tuple[int, ...]
     """Rules with no keywords (users' own patterns): they run on every text."""
+    groups: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    """The keywords by a punctuation character each holds (``"="`` for ``token=``, ``"_"``
+    for ``ghp_``), ``""`` for those with none: a text without ``=`` skips every ``…=``
+    keyword. Looking for one character is ten times faster than for a word that is not
+    there, and most keywords are not. Each keyword comes with a word keyword inside it
+    (``token`` for ``token=``) or ``""``: when that word is not in the text, neither is it."""
 
+
+_GATES = "\\@?&=:/._-"
+"""Punctuation in keywords, the rarer in text first."""
+
+
+_PAIR_KEYWORDS = (*_WORDS_KEYS.split(), "auth", "cookie")
+"""A key holding one of these may name a secret, so its value is redacted with it."""
+
+_ROUNDS = 4
+"""Redaction passes over one text at most (each one replaces at least one more secret)."""
 
 _MEMO_CHARS = 64
 _MEMO_ENTRIES = 100_000
@@ -347,6 +533,9 @@ class Redactor:
         default_factory=dict, init=False, repr=False, compare=False
     )
     """Short strings seen before (keys, roles, tool names repeat by the thousand)."""
+    _pair_memo: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def create(
@@ -392,28 +581,18 @@ class Redactor:
         return f"{TOKEN_PREFIX}{rule}:{hexed[:8]}]"
 
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
-        """Non-overlapping (start, end, rule) of every secret in already-normalised text."""
-        found: list[tuple[int, int, int, str]] = []
-        tokens = [m.span() for m in _TOKEN.finditer(text)] if TOKEN_PREFIX in text else []
-        lower = text.lower()
-        index = self._index or self._build_index()
-        todo = set(index.always)
-        for k in index.keywords:  # each keyword looked for once, not once per rule
-            if k in lower:
-                todo.update(index.by_keyword[k])
-        for priority in sorted(todo):
-            rule = self.rules[priority]
-            for m in _matches(rule, text, lower):
-                group = "secret" if "secret" in rule.pattern.groupindex else 0
-                start, end = m.span(group)
-                secret = m.group(group)
-                if start == end or secret is None or secret in self.allow:
-                    continue
-                if TOKEN_PREFIX in secret or (rule.generic and _PLACEHOLDER.match(secret)):
-                    continue
-                if any(a < end and start < b for a, b in tokens):  # inside one of ours
-                    continue
-                found.append((start, priority, end, rule.name))
+        """Non-overlapping (start, end, rule) of every secret in already-normalised text, as
+        written and as a markdown renderer would show it (``AKIA**IOSF…**`` and ``ghp\\_…``
+        read as one key)."""
+        found = self._rule_spans(text)
+        for lo, hi, joined, where, marks in _markdown_read(text):
+            starts = [ma for ma, _ in marks]
+            for a, p, b, name in self._rule_spans(joined):
+                start, end = where[a], where[b - 1] + 1
+                whole = (a or not lo) and (b < len(joined) or hi == len(text))  # not cut off
+                first = bisect.bisect_left(starts, start)  # the first mark from its start on
+                if whole and first < len(marks) and marks[first][1] <= end:  # holds a mark
+                    found.append((start, p, end, name))
         found.sort()
         merged: list[tuple[int, int, str]] = []
         for start, _priority, end, name in found:
@@ -424,15 +603,51 @@ class Redactor:
                 merged.append((start, end, name))
         return merged
 
+    def _rule_spans(self, text: str) -> list[tuple[int, int, int, str]]:
+        """(start, priority, end, rule) of every match of every rule in ``text``."""
+        found: list[tuple[int, int, int, str]] = []
+        tokens = [m.span() for m in _TOKEN.finditer(text)] if TOKEN_PREFIX in text else []
+        lower = text.lower()
+        index = self._index or self._build_index()
+        todo = set(index.always)
+        present = {""}
+        for gate, keys in index.groups:  # each keyword looked for once, not once per rule
+            if gate in lower:  # "" is in every text
+                for k, word in keys:
+                    if word in present and k in lower:
+                        present.add(k)
+                        todo.update(index.by_keyword[k])
+        for priority in sorted(todo):
+            rule = self.rules[priority]
+            for m in _matches(rule, text, lower):
+                group = _secret_group(m)
+                start, end = m.span(group)
+                secret = m.group(group)
+                if start == end or secret is None or secret in self.allow:
+                    continue
+                if TOKEN_PREFIX in secret or (rule.generic and _is_placeholder(secret)):
+                    continue
+                if any(a < end and start < b for a, b in tokens):  # inside one of ours
+                    continue
+                found.append((start, priority, end, rule.name))
+        return found
+
     def _build_index(self) -> _RuleIndex:
         by_keyword: dict[str, list[int]] = {}
         for i, rule in enumerate(self.rules):
             for k in rule.keywords:
                 by_keyword.setdefault(k, []).append(i)
+        groups: dict[str, list[tuple[str, str]]] = {}
+        words = [k for k in by_keyword if k.isalnum()]  # looked for first: the "" group
+        for k in sorted(by_keyword, key=lambda k: (len(k), k)):  # a word before words with it
+            gate = next((c for c in _GATES if c in k), "")
+            inside = [w for w in words if w in k and w != k]
+            groups.setdefault(gate, []).append((k, max(inside, key=len, default="")))
         self._index = _RuleIndex(
             tuple(sorted(by_keyword)),
             {k: tuple(v) for k, v in by_keyword.items()},
             tuple(i for i, rule in enumerate(self.rules) if not rule.keywords),
+            tuple((gate, tuple(keys)) for gate, keys in sorted(groups.items())),
         )
         return self._index
 
@@ -452,15 +667,29 @@ class Redactor:
         return done[0]
 
     def _replace(self, text: str) -> tuple[str, tuple[str, ...]]:
-        """The text with its secrets replaced, and the rule of each secret replaced."""
-        if not self._spans(_fast_normal(text)):
-            return text, ()
-        normal, where = _normalise(text)
-        spans = self._spans(normal)
+        """The text with its secrets replaced, and the rule of each secret replaced.
+
+        Until nothing is found (a few rounds at most): a token's ``]`` can make what was
+        the middle of a word read as the start of one (``…]--password x``), and the gate
+        reads the text with its tokens."""
+        names: tuple[str, ...] = ()
+        for _ in range(_ROUNDS):
+            if not self._spans(_fast_normal(text)):
+                break
+            normal, where = _normalise(text)
+            spans = self._spans(normal)
+            text = self._apply(text, normal, where, spans)
+            names += tuple(name for _, _, name in spans)
+        return text, names
+
+    def _apply(
+        self, text: str, normal: str, where: list[int] | None, spans: list[tuple[int, int, str]]
+    ) -> str:
+        """``text`` with each span of its normalised form replaced by that secret's token."""
         out: list[str] = []
         pos = 0
         for start, end, name in spans:
-            token = self.token(name, normal[start:end])
+            token = self.token(name, _as_shown(normal[start:end]))
             if where is None:
                 o_start, o_end = start, end
             else:  # back to the original characters, invisible ones inside included
@@ -469,7 +698,69 @@ class Redactor:
             out.append(token)
             pos = max(pos, o_end)
         out.append(text[pos:])
-        return "".join(out), tuple(name for _, _, name in spans)
+        return "".join(out)
+
+    def redact_pair(self, key: str, value: str) -> str:
+        """The value of ``key`` in structured data, redacted as the page will show the pair:
+        ``"password": "correct-horse-battery"`` (JSON), ``password: …`` (YAML) or
+        ``password=…`` hold a secret that neither the key nor the value holds alone. The
+        gate reads the page with the same rules, so it finds nothing this leaves."""
+        lower = key.lower()
+        if not any(k in lower for k in _PAIR_KEYWORDS):
+            return self.redact_text(value)
+        if len(key) + len(value) <= _MEMO_CHARS:
+            done = self._pair_memo.get((key, value))
+            if done is None:
+                done = self._pair(key, value)
+                if len(self._pair_memo) < _MEMO_ENTRIES:
+                    self._pair_memo[key, value] = done
+        else:
+            done = self._pair(key, value)
+        self.counts.update(done[1])
+        return done[0]
+
+    def _pair(self, key: str, value: str, rounds: int = _ROUNDS) -> tuple[str, tuple[str, ...]]:
+        """:meth:`redact_pair`'s value and the rule of each secret replaced; again on what it
+        made while that changes (a token's ``]`` can start what was inside a word)."""
+        nkey = _fast_normal(key)
+        normal, where = _normalise(value)
+        escaped = json.dumps(normal, ensure_ascii=False)[1:-1]
+        inside: list[tuple[int, int, int, str]] = []
+        whole: str | None = None
+        for pre, shown, post in (
+            (f'"{nkey}": "', normal, '"'),
+            (f'"{nkey}": "', escaped, '"'),
+            (f"{nkey}: ", normal, ""),
+            (f"{nkey}=", normal, ""),
+        ):
+            if shown is escaped and escaped == normal:
+                continue
+            lo, hi = len(pre), len(pre) + len(shown)
+            for start, end, name in self._spans(pre + shown + post):
+                if start < hi and lo < end:
+                    if shown is normal and lo <= start and end <= hi:
+                        inside.append((start - lo, 0, end - lo, name))
+                    else:
+                        whole = whole or name
+        if whole is not None:
+            return self.token(whole, _as_shown(normal)), (whole,)
+        if not inside:
+            done, names = self._replace(value)
+        else:
+            found = [(a, 1, b, name) for a, b, name in self._spans(normal)] + inside
+            found.sort()
+            spans: list[tuple[int, int, str]] = []
+            for start, _p, end, name in found:
+                if spans and start < spans[-1][1]:
+                    spans[-1] = (spans[-1][0], max(spans[-1][1], end), spans[-1][2])
+                else:
+                    spans.append((start, end, name))
+            done = self._apply(value, normal, where, spans)
+            names = tuple(name for _, _, name in spans)
+        if done != value and rounds > 1:
+            again, more = self._pair(key, done, rounds - 1)
+            return again, names + more
+        return done, names
 
     def scan_text(self, text: str, workers: int = 1) -> list[tuple[str, int]]:
         """``(rule, distinct matches)`` for whatever the rules still find in a page about to
@@ -510,7 +801,9 @@ class Redactor:
 
     def _scan_piece(self, piece: str) -> set[tuple[str, str]]:
         piece = _DATA_URI.sub("data:", piece)  # one line each: slices never cut one
-        text = html.unescape(_TAG.sub("", piece))  # as a reader sees it: tags split code
+        # as a reader sees it: inline tags split code, block tags end a line (so the page's
+        # own words, "Show all 12 lines", never read as the value of the line before)
+        text = html.unescape(_TAG.sub("", _BLOCK_TAG.sub("\n", piece)))
         attributes = unquote(html.unescape(" ".join(_TAG.findall(piece))))
         views = [text, attributes]
         if "%" in text:  # URL-encoded forms in content
@@ -537,6 +830,86 @@ def _by_rule(found: Iterable[set[tuple[str, str]]]) -> list[tuple[str, int]]:
     return sorted(Counter(name for name, _ in set().union(*found)).items())
 
 
+def _secret_group(m: re.Match[str]) -> str | int:
+    """The group a match replaces: ``secret`` (or, in a rule of several forms, whichever of
+    ``secret2``, ``secret3`` matched), else the whole match."""
+    names = m.re.groupindex
+    if "secret" not in names:
+        return 0
+    for name in ("secret", "secret2", "secret3"):
+        if name in names and m.group(name) is not None:
+            return name
+    return 0
+
+
+_WORD = "A-Za-z0-9_+/=-"
+_MARKDOWN_JOIN = re.compile(  # the mark first and the character before it looked behind at:
+    # a pattern that starts with a look-behind is tried at every position, ten times slower
+    rf"(?:\*(?<=[{_WORD}]\*)\*{{0,2}}|~(?<=[{_WORD}]~)~?|`(?<=[{_WORD}]`)`{{0,2}}"
+    rf"|\\(?<=[{_WORD}]\\)(?=[!-/:-@\[-`{{-~]))(?=[{_WORD}\\])"
+)
+"""Emphasis, strike and code marks, and backslash escapes, between two characters of a word:
+a markdown renderer drops them and shows the two halves as one word."""
+
+
+def _markdown_read(
+    text: str,
+) -> list[tuple[int, int, str, list[int], list[tuple[int, int]]]]:
+    """The text as a markdown renderer shows it (marks inside words removed, character
+    references such as ``&#95;`` decoded), around each place it differs: ``(lo, hi, joined,
+    where, marks)`` for ``text[lo:hi]`` read that way, the offset in ``text`` of each
+    character of ``joined``, and the spans of the marks and references. Only a secret that
+    holds one of them is new, and none is longer than ``_JOIN_REACH``."""
+    found: list[tuple[int, int, str]] = []
+    if "*" in text or "\\" in text or "`" in text or "~" in text:
+        found = [(m.start(), m.end(), "") for m in _MARKDOWN_JOIN.finditer(text)]
+    if "&" in text and ";" in text:
+        for m in _ENTITY.finditer(text):
+            char = html.unescape(m.group())
+            if len(char) == 1:
+                found.append((m.start(), m.end(), char))
+        found.sort()
+    windows: list[tuple[int, list[int], list[tuple[int, int, str]]]] = []  # lo, [hi], marks
+    for a, b, char in found:
+        lo, hi = max(0, a - _JOIN_REACH), min(len(text), b + _JOIN_REACH)
+        if windows and lo <= windows[-1][1][0]:
+            if a < windows[-1][2][-1][1]:
+                continue  # inside the last one
+            windows[-1][1][0] = hi
+            windows[-1][2].append((a, b, char))
+        else:
+            windows.append((lo, [hi], [(a, b, char)]))
+    out = []
+    for lo, (hi,), marks in windows:
+        parts: list[str] = []
+        where: list[int] = []
+        pos = lo
+        for a, b, char in marks:
+            parts.append(text[pos:a] + char)
+            where.extend(range(pos, a + len(char)))  # a reference's character is at its '&'
+            pos = b
+        parts.append(text[pos:hi])
+        where.extend(range(pos, hi))
+        out.append((lo, hi, "".join(parts), where, [(a, b) for a, b, _ in marks]))
+    return out
+
+
+def _as_shown(secret: str) -> str:
+    """A secret as markdown shows it (marks inside words removed, references decoded): what
+    its token is made from, so ``ghp\\_…``, ``ghp&#95;…`` and ``ghp_…`` get one token."""
+    if "&" in secret:
+        secret = _ENTITY.sub(
+            lambda m: c if len(c := html.unescape(m.group())) == 1 else m.group(), secret
+        )
+    return _MARKDOWN_JOIN.sub("", secret) if _MARKDOWN_JOIN.search(secret) else secret
+
+
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+"""A character reference, which markdown (and HTML) shows as its character."""
+_JOIN_REACH = 300
+"""How far around a markdown mark a secret joined by it is looked for."""
+
+
 def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
     """The rule's matches; a line-anchored rule is tried only on the lines its locator finds
     in ``lower``, the text lower-cased (when that kept every offset)."""
@@ -561,6 +934,39 @@ _SCAN_SLICE = 2_000_000
 """Characters (bytes, in a written page) the gate scans at a time, up to the next line end."""
 _DATA_URI = re.compile(r"data:image/[A-Za-z0-9.+-]{1,40};base64,[A-Za-z0-9+/=]+")
 _TAG = re.compile(r"<[^<>]{0,4096}>")
+_BLOCK_TAG = re.compile(
+    r"</(?:p|div|pre|li|ul|ol|dl|dt|dd|tr|td|th|table|h[1-6]|summary|details|button|section"
+    r"|header|footer|nav|aside|main|blockquote|figure|title|script|style|noscript|template"
+    r"|textarea|label|form|dialog)>|<[bh]r ?/?>"
+)
+"""The end of a block (the page's markup is ours, lower case, and every block it shows is
+closed), and line and rule breaks."""
+
+
+def safe_cut(text: str, end: int) -> int:
+    """The largest offset ``<= end`` that does not fall inside a redaction token: where to
+    cut ``text`` so that no ``[REDACTED:…]`` is left half (a half token is not ours, and the
+    gate would read ``KEY=[RE…`` as a secret)."""
+    if end <= 0 or end >= len(text) or "[" not in text:
+        return max(0, min(end, len(text)))
+    lo = max(0, end - _TOKEN_MAX)
+    for m in _TOKEN.finditer(text, lo, min(len(text), end + _TOKEN_MAX)):
+        if m.start() < end < m.end():
+            return m.start()
+    return end
+
+
+def shorten(text: str, limit: int, mark: str = "…", *, strip: bool = False) -> str:
+    """``text`` cut to at most ``limit`` characters with ``mark`` at the end, never inside a
+    redaction token (every shortening of session text goes through this)."""
+    if len(text) <= limit:
+        return text
+    head = text[: safe_cut(text, max(0, limit - len(mark)))]
+    return (head.rstrip() if strip else head) + mark
+
+
+_TOKEN_MAX = 60
+"""No redaction token is longer (``[REDACTED:`` + a 40-character rule + ``:`` + 8 + ``]``)."""
 
 
 def _rule_name(name: str) -> str:
@@ -619,11 +1025,12 @@ _HEADER_STRUCTURE = frozenset({"id", "type", "version", "timestamp"})
 
 
 def _keep(value: JSON, skip: frozenset[str]) -> frozenset[str]:
-    """Keys of one object that hold structure (ids, pairing, image pixels), not content."""
+    """Keys of one object of the session's own structure (an entry, its message, a content
+    block) that hold ids, pairing or image pixels, not content."""
     keep = skip
     kind = value.get("type")
-    if kind == "image":
-        keep = keep | {"data"}  # base64 pixels; the mime type is still scanned
+    if kind == "image" and _BASE64.fullmatch(str(value.get("data", ""))):
+        keep = keep | {"data"}  # base64 pixels: no secret reads in them; the mime is scanned
     elif kind == "toolCall":
         keep = keep | {"id"}
     if "toolCallId" in value:
@@ -631,36 +1038,76 @@ def _keep(value: JSON, skip: frozenset[str]) -> frozenset[str]:
     return keep
 
 
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+_NOTHING: frozenset[str] = frozenset()
+
+
 def _redact_value(root: JSON, r: Redactor, skip: frozenset[str]) -> JSON:
-    """A copy of a JSON object with every string (values and keys) redacted. Iterative: the
+    """A copy of a JSON object with every string (values and keys) redacted; a string under a
+    key that names a secret is redacted as the pair the page shows. Only the session's own
+    structure (the entry, its ``message``, the blocks of its ``content``) keeps ids and image
+    pixels: the same shapes inside custom data or tool arguments are content. Iterative: the
     loader accepts nesting deeper than Python's recursion limit."""
 
-    def copy(value: Any) -> Any:
+    def copy(value: Any, structural: bool = False) -> Any:
         if isinstance(value, str):
             return r.redact_text(value)
         if isinstance(value, dict):
             new: JSON = {}
-            stack.append((value, new, _keep(value, frozenset())))
+            stack.append(
+                (value, new, _keep(value, _NOTHING) if structural else _NOTHING, structural)
+            )
             return new
         if isinstance(value, list):
             items: list[Any] = []
-            stack.append((value, items, frozenset()))
+            stack.append((value, items, _NOTHING, structural))
             return items
         return value
 
     out: JSON = {}
-    stack: list[tuple[Any, Any, frozenset[str]]] = [(root, out, _keep(root, skip))]
+    stack: list[tuple[Any, Any, frozenset[str], bool]] = [(root, out, _keep(root, skip), True)]
     while stack:
-        src, dst, keep = stack.pop()
+        src, dst, keep, structural = stack.pop()
         if isinstance(src, dict):
             for k, v in src.items():
                 if k in keep:
                     dst[k] = v
+                elif isinstance(k, str) and isinstance(v, str):
+                    dst[r.redact_text(k)] = r.redact_pair(k, v)
                 else:
-                    dst[r.redact_text(k) if isinstance(k, str) else k] = copy(v)
-        else:
-            dst.extend(copy(v) for v in src)
+                    nested = structural and k in ("message", "content")
+                    dst[r.redact_text(k) if isinstance(k, str) else k] = copy(v, nested)
+        else:  # the blocks of a structural content list are structure; lists in them are not
+            dst.extend(copy(v, structural) for v in src)
     return out
+
+
+def unrewritable(session: Session, redactor: Redactor) -> list[str]:
+    """Where a secret sits that redaction leaves alone because links, the tree and tool
+    pairing depend on it: ``line 4 (id)``, for the gate's message (never the secret)."""
+    found: list[str] = []
+
+    def check(obj: Any, line: int, fields: Iterable[str]) -> None:
+        if not isinstance(obj, dict):
+            return
+        for name in fields:
+            value = obj.get(name)
+            if isinstance(value, str) and redactor._spans(_fast_normal(value)):
+                found.append(f"line {line} ({name})")
+
+    header = session.header
+    if header is not None:
+        check(header.raw, 1, _HEADER_STRUCTURE)
+    for e in session.entries:
+        check(e.raw, e.line, _ENTRY_STRUCTURE)
+        message = e.message
+        if message is not None:
+            check(message, e.line, ("toolCallId",))
+            blocks = message.get("content")
+            for block in blocks if isinstance(blocks, list) else ():
+                if isinstance(block, dict) and block.get("type") == "toolCall":
+                    check(block, e.line, ("id",))
+    return found
 
 
 def redact_session(session: Session, redactor: Redactor) -> Session:

@@ -36,6 +36,7 @@ from .markdown import render_markdown
 from .model import JSON, Entry, Session, content_text
 from .outline import tool_call_summary
 from .parallel import PageBudgets, default_workers, render_groups
+from .redact import safe_cut
 from .textsafe import plain_controls, reveal_controls
 from .tree import timestamp_ms
 from .view import (
@@ -448,7 +449,7 @@ def render_session_parts(
         full = text if isinstance(text, str) else str(text)
         if left.text_left < min(MAX_BLOCK_CHARS, len(full)):
             left.text_cut = True
-        shown = full[: max(0, min(MAX_BLOCK_CHARS, left.text_left))]
+        shown = full[: safe_cut(full, max(0, min(MAX_BLOCK_CHARS, left.text_left)))]
         left.text_left -= len(shown)
         return shown
 

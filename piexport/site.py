@@ -26,6 +26,7 @@ from . import __version__
 from .errors import InputError, PiexportError
 from .model import JSON, Session
 from .output import sweep_stale, write_atomic
+from .redact import shorten
 from .stats import file_figures
 from .tree import timestamp_ms
 
@@ -140,7 +141,7 @@ def session_summary(session: Session, source: Path) -> JSON:
     return {
         "id": session.id,
         "name": session.name,
-        "title": title[:300],
+        "title": shorten(" ".join(title.split()), 300, ""),
         "cwd": session.cwd,
         "file": source.name,
         "parentSession": header.parent_session if header else None,
@@ -204,6 +205,8 @@ class _Job:
     selection: Any = None
     seconds: float | None = None
     """How long the page may take before it is written as plain text (None: by its size)."""
+    name: str = ""
+    """The file name as indexes show it (redacted with the pages)."""
 
 
 _Outcome = tuple[JSON | None, list[str], str | None, dict[str, int]]
@@ -226,15 +229,23 @@ def _render_one(job: _Job) -> _Outcome:
             seconds=job.seconds,
         )
     except PiexportError as exc:
-        return None, [], str(exc), {}
+        return None, [], _shown(str(exc), job.redactor), {}
     except Exception as exc:  # one broken session must never stop the site
-        return None, [], f"{job.source}: internal error while rendering: {exc!r}", {}
+        error = f"{job.source}: internal error while rendering: {exc!r}"
+        return None, [], _shown(error, job.redactor), {}
+    summary = session_summary(result.session, job.source)
+    summary["file"] = job.name or job.source.name
     return (
-        session_summary(result.session, job.source),
+        summary,
         [str(d) for d in result.session.diagnostics],
         None,
         result.redacted,
     )
+
+
+def _shown(text: str, redactor: Any) -> str:
+    """A name or message as the site writes it: redacted when redacting."""
+    return text if redactor is None else str(redactor.redact_text(text, count=False))
 
 
 def _fingerprint(options: Any, redactor: Any = None, selection: Any = None) -> str:
@@ -301,11 +312,12 @@ def build_site(
         raise InputError(msg)
     out.mkdir(parents=True, exist_ok=True)
     # temporary files of a run that was killed mid-write (pages written since are not)
-    for folder in [out, *(p for p in out.iterdir() if p.is_dir())]:
-        sweep_stale(folder)
+    for place in [out, *(p for p in out.iterdir() if p.is_dir())]:
+        sweep_stale(place)
     since_ms, until_ms = _parse_date(since), _parse_date(until, end=True)
     fingerprint = _fingerprint(options, redactor, selection)
-    old = _load_manifest(out, root, fingerprint, force)
+    root_id = _shown(str(root.resolve()), redactor)
+    old = _load_manifest(out, root_id, fingerprint, force)
     report = SiteReport(out=out)
 
     # 1. gather: which files, which project, which page
@@ -327,8 +339,12 @@ def build_site(
             continue
         if since_ms is not None and stat.st_mtime_ns // 1_000_000 < since_ms:
             continue
-        rel = source.relative_to(root).as_posix() if source != root else source.name
-        page = f"{project_key(cwd, source.parent.name)}/{page_name(source)}"
+        # file and folder names can hold secrets too: every name the site writes is redacted
+        rel = _shown(
+            source.relative_to(root).as_posix() if source != root else source.name, redactor
+        )
+        folder = _shown(source.parent.name, redactor)
+        page = f"{project_key(cwd, folder)}/{page_name(Path(_shown(source.name, redactor)))}"
         planned.append((source, rel, page, header))
     _dedupe_pages(planned)
 
@@ -338,7 +354,8 @@ def build_site(
     for source, _, page, header in planned:
         parent = header.get("parentSession") or header.get("branchedFrom")
         if isinstance(parent, str) and _basename(parent) in by_name:
-            forks.setdefault(by_name[_basename(parent)], []).append((source.name, page))
+            shown = _shown(source.name, redactor)
+            forks.setdefault(by_name[_basename(parent)], []).append((shown, page))
 
     # 2. decide what is stale
     records: dict[str, SessionRecord] = {}
@@ -377,6 +394,7 @@ def build_site(
                     redactor,
                     selection,
                     page_seconds,
+                    _shown(source.name, redactor),
                 ),
             )
         )
@@ -422,9 +440,14 @@ def build_site(
     _write_checked(
         out / "index.html", render_root_index(list(projects.values()), options), redactor
     )
-    for folder in {Path(prev.page).parent for prev in old.values()}:
-        _remove_if_only_index(out / folder, set(projects))
-    _save_manifest(out, root, fingerprint, records)
+    for old_folder in {Path(prev.page).parent for prev in old.values()}:
+        _remove_if_only_index(out / old_folder, set(projects))
+    if redactor is not None:  # the names of everything written, gated like the pages
+        from .export import check_output
+
+        names = sorted({r.page for r in records.values()} | set(projects))
+        check_output("\n".join(names), redactor, f"{out}: page and folder names")
+    _save_manifest(out, root_id, fingerprint, records, redactor)
     report.projects = len(projects)
     report.sessions = len(records)
     return report
@@ -480,7 +503,7 @@ def _group(
     forks: dict[str, list[tuple[str, str]]],
 ) -> dict[str, JSON]:
     """Project index variables: sessions of each project, newest activity first."""
-    pages_by_file = {source.name: page for source, _, page, _ in planned}
+    pages_by_file = {Path(rel).name: page for _, rel, page, _ in planned}
     projects: dict[str, JSON] = {}
     for rec in records:
         key = rec.page.split("/", 1)[0]
@@ -539,7 +562,7 @@ def _remove_if_only_index(folder: Path, live: set[str]) -> None:
 
 
 def _load_manifest(
-    out: Path, root: Path, fingerprint: str, force: bool
+    out: Path, root_id: str, fingerprint: str, force: bool
 ) -> dict[str, SessionRecord]:
     """Records from the last run; a different root, piexport or options invalidate pages."""
     path = out / MANIFEST
@@ -555,25 +578,28 @@ def _load_manifest(
             rec = SessionRecord(**raw)
         except TypeError:
             continue
-        if (
-            force
-            or data.get("fingerprint") != fingerprint
-            or data.get("root") != str(root.resolve())
-        ):
+        if force or data.get("fingerprint") != fingerprint or data.get("root") != root_id:
             rec.size = -1  # keep it, so its page can be removed if the session is gone
         records[rec.source] = rec
     return records
 
 
 def _save_manifest(
-    out: Path, root: Path, fingerprint: str, records: dict[str, SessionRecord]
+    out: Path, root_id: str, fingerprint: str, records: dict[str, SessionRecord], redactor: Any
 ) -> None:
+    """The manifest (redacted like every other file: the root, file names, titles and
+    errors in it are gated too)."""
     data = {
         "version": MANIFEST_VERSION,
         "generator": f"piexport {__version__}",
-        "root": str(root.resolve()),
+        "root": root_id,
         "fingerprint": fingerprint,
         "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sessions": [r.as_json() for r in sorted(records.values(), key=lambda r: r.source)],
     }
-    write_atomic(out / MANIFEST, orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
+    text = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+    if redactor is not None:
+        from .export import check_output
+
+        check_output(text, redactor, out / MANIFEST)
+    write_atomic(out / MANIFEST, text)

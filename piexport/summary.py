@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 
 from .mdsafe import code_fence, inline_text
 from .model import JSON, Session, content_text
+from .redact import shorten
 from .stats import Figures, compute_figures, file_figures
 from .tree import timestamp_ms
 
@@ -79,7 +80,7 @@ def _link_ok(link: str) -> bool:
 
 def _trim(text: str, limit: int = TRIM) -> str:
     text = text.strip()
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return shorten(text, limit, strip=True)
 
 
 def summary_markdown(session: Session, leaf_id: str | None = None, link: str | None = None) -> str:

@@ -16,6 +16,7 @@ from .context import build_session_context
 from .loader import gc_paused
 from .model import Entry, Session
 from .outline import entry_summary, pair_tool_results, tool_calls_by_id
+from .redact import shorten
 from .stats import Figures, file_figures, path_figures
 from .tree import Row, flatten
 
@@ -160,7 +161,7 @@ def build_view(
     out_of_context, dimmed, numbers = _compactions(session)
     return SessionView(
         session=session,
-        title=title[:200],
+        title=shorten(" ".join(title.split()), 200, ""),
         events=_events(session),
         outline=outline,
         bookmarks=[r for r in outline if r.label],

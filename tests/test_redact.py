@@ -107,6 +107,63 @@ def fake(kind: str, seed: int) -> tuple[str, str]:
         s = _r(rng, 6) + rng.choice("-!/+") + _r(rng, 8) + str(rng.randrange(10, 99))
         key = rng.choice(["password", "db_password", "spring.datasource.password", "apiKey"])
         return f"\n  {key}: {s}\n", s
+    # command lines, URLs and headers (issue 14)
+    if kind == "cli-password":
+        s = _r(rng, 10) + rng.choice("!%+") + _r(rng, 4)
+        flag = rng.choice(["--password=", "--password ", "--db-password=", "--passwd="])
+        return f"mysql -u root {flag}{s} -h db.internal shop", s
+    if kind == "mysql-p":
+        s = _r(rng, 12)
+        return rng.choice([f"mysql -u root -p{s} shop", f"mysqldump -uroot -p'{s}' shop"]), s
+    if kind == "curl-form":
+        s = _r(rng, 14)
+        return f"curl -d 'user=admin&password={s}' https://shop.example.com/login", s
+    if kind == "query-token":
+        s = _r(rng, 32, ALNUM + "-_")
+        name = rng.choice(["access_token", "api_key", "token", "client_secret", "apikey", "key"])
+        return f"https://api.example.com/v1/items?page=2&{name}={s}", s
+    if kind == "curl-user":
+        s = _r(rng, 12) + "9"
+        return rng.choice([f"curl -u deploy:{s} https://ci", f"curl --user 'deploy:{s}' x"]), s
+    if kind == "url-no-scheme":
+        s = _r(rng, 12)
+        return f"git remote add origin deploy:{s}@git.example.com/shop.git", s
+    if kind == "telegram":
+        s = f"{rng.randrange(10**8, 10**9)}:AA{_r(rng, 33, ALNUM + '_-')}"
+        return f"curl https://api.telegram.org/bot{s}/getMe", s.split(":")[1]
+    if kind == "cookie":
+        s = _r(rng, 32, "abcdef0123456789")
+        return f"curl -H 'Cookie: sessionid={s}; csrftoken=abc' https://x", s
+    if kind == "basic-auth":
+        s = base64.b64encode(f"deploy:{_r(rng, 14)}".encode()).decode()
+        return f"-H 'Authorization: Basic {s}'", s
+    if kind == "sshpass":
+        s = _r(rng, 12) + "#"
+        return f"sshpass -p '{s}' ssh deploy@10.0.0.5", s
+    if kind == "escaped-json":
+        s = _r(rng, 20)
+        return f'"SecretString": "{{\\"username\\":\\"admin\\",\\"password\\":\\"{s}\\"}}"', s
+    if kind == "escaped-json-2":
+        s = _r(rng, 20)
+        inner = json.dumps(json.dumps({"username": "admin", "password": s}))
+        return f'{{"SecretString": {json.dumps(inner)}}}', s
+    if kind == "sts-token":
+        s = "IQoJb3JpZ2luX2Vj" + _r(rng, 700, ALNUM + "/+")
+        return f'"SessionToken": "{s}"', s[-40:]
+    # invisible characters and markdown that join a key as it is read
+    if kind == "invisible":
+        tail = _r(rng, 16, UPPER32)
+        mark = rng.choice(["\u034f", "\u3164", "\ufe0f", "\u115f"])
+        return f"AKIA{mark}{tail}", tail
+    if kind == "ghp-fe0f":
+        tail = _r(rng, 36)
+        return f"ghp_\ufe0f{tail}", tail
+    if kind == "md-emphasis":
+        tail = _r(rng, 16, UPPER32)
+        return f"AKIA**{tail}**", tail
+    if kind == "md-escape":
+        tail = _r(rng, 36)
+        return f"ghp\\_{tail}", tail
     raise AssertionError(kind)
 
 
@@ -131,6 +188,23 @@ KINDS = [
     "json-password",
     "npm",
     "config-line",
+    "cli-password",
+    "mysql-p",
+    "curl-form",
+    "query-token",
+    "curl-user",
+    "url-no-scheme",
+    "telegram",
+    "cookie",
+    "basic-auth",
+    "sshpass",
+    "escaped-json",
+    "escaped-json-2",
+    "sts-token",
+    "invisible",
+    "ghp-fe0f",
+    "md-emphasis",
+    "md-escape",
 ]
 
 # fields that take free text of any shape, and fields that only make sense with one line
@@ -172,12 +246,15 @@ SINGLE_LINE = {
 class Plant:
     """Hands out fake secrets field by field, cycling through the formats."""
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, per_field: int | None = None) -> None:
         self.n = seed
+        self.per_field = per_field
+        """Plant this many in each field instead of what the session asks (every kind)."""
         self.secrets: dict[str, str] = {}  # the part that must not leak → its kind
         self.placements: list[tuple[str, str]] = []
 
     def __call__(self, field: str, count: int = 4) -> str:
+        count = self.per_field or count
         parts = []
         for _ in range(count):
             kind = KINDS[self.n % len(KINDS)]
@@ -189,6 +266,15 @@ class Plant:
             self.placements.append((field, kind))
             parts.append(text)
         return " and ".join(parts) if field not in SINGLE_LINE else "/".join(parts)
+
+    def value(self, field: str, kind: str) -> str:
+        """A bare value for structured data, a secret only next to its key."""
+        rng = random.Random(f"{field}:{self.n}")
+        self.n += 1
+        s = _r(rng, 10) + rng.choice("-!+") + _r(rng, 8)
+        self.secrets[s] = kind
+        self.placements.append((field, kind))
+        return s
 
 
 def planted_session(plant: Plant, shared: str = "") -> list[Any]:
@@ -214,6 +300,18 @@ def planted_session(plant: Plant, shared: str = "") -> list[Any]:
             "id": "call_4",
             "name": "write",
             "arguments": {"path": ".env", "content": p("write content")},
+        },
+        {
+            "type": "toolCall",
+            "id": "call_5",
+            "name": "http_request",
+            "arguments": {
+                "username": "bob",
+                "password": p.value("tool arguments", "structured-password"),
+                "headers": {"Authorization": "Bearer " + p.value("tool arguments", "header")},
+                "config": {"apiKey": p.value("tool arguments", "structured-api-key")},
+                "placeholders": {"apiKey": "YOUR_API_KEY_HERE", "token": "see docs"},
+            },
         },
         {
             "type": "toolCall",
@@ -274,7 +372,15 @@ def planted_session(plant: Plant, shared: str = "") -> list[Any]:
             "parentId": "b1",
             "timestamp": ts(7),
             "customType": "ext",
-            "data": {"nested": {"env": [p("custom data")]}, p("custom data key", 1): 1},
+            "data": {
+                "nested": {"env": [p("custom data")]},
+                p("custom data key", 1): 1,
+                "shaped": [
+                    {"type": "image", "data": p("custom data like an image")},
+                    {"type": "toolCall", "id": p("custom data like a tool call", 1)},
+                    {"db": {"password": p.value("custom data", "structured-password")}},
+                ],
+            },
         },
         {
             "type": "custom_message",
@@ -654,9 +760,21 @@ def test_gate_catches_secrets_in_structural_fields(
     """Ids are never rewritten (deep links depend on them), so a secret there fails the run."""
     secret = fake("aws-access-key", 9)[0]
     bad = make_session([msg(secret, None, "user", "hello", 1)], name="bad.jsonl")
-    with pytest.raises(RedactionError, match="aws-access-key"):
+    with pytest.raises(RedactionError, match="aws-access-key") as refused:
         export_session(bad, tmp_path / "bad.html", redactor=Redactor.create())
     assert not (tmp_path / "bad.html").exists()
+    # the message names the entry (by its line: its id is the secret) and why
+    assert "entry at line 2 (id)" in str(refused.value) and secret not in str(refused.value)
+    result = runner.invoke(
+        cli, ["render", "--redact", "--format", "json", str(bad), "-o", str(tmp_path / "b")]
+    )
+    assert result.exit_code == 1 and "entry at line 2 (id)" in result.output
+    assert secret not in result.output
+    # Markdown does not show ids: it is written, without the secret
+    result = runner.invoke(
+        cli, ["render", "--redact", "--format", "md", str(bad), "-o", str(tmp_path / "b.md")]
+    )
+    assert result.exit_code == 0 and secret not in (tmp_path / "b.md").read_text()
 
     root = tmp_path / "root"
     root.mkdir()
@@ -820,3 +938,495 @@ def test_json_escaped_secret_in_the_file_is_caught(tmp_path: Path) -> None:
     result = export_session(path, tmp_path / "escaped.html", redactor=Redactor.create())
     assert result.redacted == {"anthropic-key": 1}
     assert_no_leak([tmp_path / "escaped.html"], {secret: "anthropic"})
+
+
+# --- issue 14: leaks, refusals and over-redaction found by an outside attack -------------
+
+GHP = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+AKIA_TAIL = "IOSFODNN7EXAMPL2"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("mysql -u root --password=Sup3rS3cret shop", "Sup3rS3cret"),
+        ("mysql -u root --password 'Sup3rS3cret' shop", "Sup3rS3cret"),
+        ("pg_dump --db-password=Sup3rS3cret", "Sup3rS3cret"),
+        ("mysql -uroot -pSup3rS3cret shop", "Sup3rS3cret"),
+        ("mysqldump -u root -p'Sup3rS3cret' shop > x.sql", "Sup3rS3cret"),
+        ("sshpass -p 'Sup3rS3cret' ssh deploy@10.0.0.5", "Sup3rS3cret"),
+        ("sshpass -p Sup3rS3cret scp a b:", "Sup3rS3cret"),
+        ("redis-cli -h cache -a Sup3rS3cret ping", "Sup3rS3cret"),
+        ("curl -d 'user=admin&password=Sup3rS3cret' https://x", "Sup3rS3cret"),
+        ("curl -d 'password=Sup3rS3cret&user=admin' https://x", "Sup3rS3cret"),
+        ("GET https://api.example.com/v1/me?access_token=ya29a0AfB_byC7x", "ya29a0AfB_byC7x"),
+        ("https://x.example.com/feed?page=2&api_key=8f7e6d5c4b3a2910", "8f7e6d5c4b3a2910"),
+        ("https://x.example.com/?token=abcd1234efgh&x=1", "abcd1234efgh"),
+        ("https://maps.example.com/api?key=Zx9Yw8Vu7Ts6Rq5Po4Nm", "Zx9Yw8Vu7Ts6Rq5Po4Nm"),
+        ("https://s3.amazonaws.com/b/k?X-Amz-Signature=0a1b2c3d4e5f6a7b", "0a1b2c3d4e5f6a7b"),
+        ("curl -u deploy:Sup3rS3cret https://ci.example.com", "Sup3rS3cret"),
+        ("curl --user 'deploy:Sup3rS3cret' https://ci.example.com", "Sup3rS3cret"),
+        ("git remote add origin deploy:Sup3rS3cret@git.example.com/shop.git", "Sup3rS3cret"),
+        ("HTTPS_PROXY=proxyuser:Sup3rS3cret@proxy.corp.example:3128", "Sup3rS3cret"),
+        (
+            "curl https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe",
+            "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        ),
+        ("token 1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw ok", "HdqTcvCH1vGWJxfSeofSAs0K"),
+        ("curl -H 'Cookie: sessionid=8f7e6d5c4b3a29108f7e; csrftoken=x'", "8f7e6d5c4b3a29108f7e"),
+        ("Set-Cookie: session=8f7e6d5c4b3a29108f7e; Path=/; HttpOnly", "8f7e6d5c4b3a29108f7e"),
+        ("curl -b 'sessionid=8f7e6d5c4b3a29108f7e' https://x", "8f7e6d5c4b3a29108f7e"),
+        ("-H 'Authorization: Basic ZGVwbG95OlN1cDNyUzNjcmV0'", "ZGVwbG95OlN1cDNyUzNjcmV0"),
+        ('-H "Proxy-Authorization: Basic ZGVwbG95OlN1cDNyUzNjcmV0"', "ZGVwbG95OlN1cDNyUzNjcmV0"),
+        (
+            '"SecretString": "{\\"username\\":\\"admin\\",\\"password\\":\\"Sup3rS3cret\\"}"',
+            "Sup3rS3cret",
+        ),
+        (
+            json.dumps({"SecretString": json.dumps(json.dumps({"password": "Sup3rS3cret"}))}),
+            "Sup3rS3cret",
+        ),
+        ('"SessionToken": "IQoJb3JpZ2luX2Vj' + "A" * 900 + 'Zz9"', "AAAAZz9"),
+        ("AWS_SESSION_TOKEN=IQoJb3JpZ2luX2Vj" + "B" * 900 + "Zz9", "BBBBZz9"),
+    ],
+)
+def test_command_line_url_header_and_escaped_forms(text: str, secret: str) -> None:
+    r = Redactor.create()
+    out = r.redact_text(text)
+    assert secret not in out and "[REDACTED:" in out, out
+    assert Redactor.create().scan_text(out) == []  # what the redactor leaves, the gate passes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "docker run -u 1000:1000 -p 8080:80 nginx:1.25@sha256:" + "a" * 64,
+        "git push -u origin main && ssh -p 2222 deploy@host",
+        "mailto:alice@example.com and git@github.com:org/repo.git",
+        "connect(user=user, password=password) and token=token,",
+        "sort?key=name&page=2&code=200",
+        "Authorization: Basic...",
+        "docker login --password-stdin < pw.txt",
+        "mysql -u root -p shop",
+    ],
+)
+def test_command_line_forms_spare_lookalikes(text: str) -> None:
+    r = Redactor.create()
+    assert r.redact_text(text) == text, r.counts
+
+
+@pytest.mark.parametrize("mark", ["\u034f", "\ufe0f", "\u3164", "\u115f", "\ufe00", "\U000e0100"])
+def test_characters_that_render_as_nothing_do_not_hide_a_key(mark: str) -> None:
+    r = Redactor.create()
+    for text in (f"AKIA{mark}{AKIA_TAIL}", GHP[:4] + mark + GHP[4:], GHP[:20] + mark + GHP[20:]):
+        out = r.redact_text(f"key {text} end")
+        assert out.startswith("key [REDACTED:") and out.endswith("] end"), out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"AKIA**{AKIA_TAIL}**",
+        f"AKIA*{AKIA_TAIL}*",
+        f"AKIA`{AKIA_TAIL}`",
+        "ghp\\_" + GHP[4:],
+        "ghp&#95;" + GHP[4:],
+        f"AKIA&#x{ord(AKIA_TAIL[0]):x};{AKIA_TAIL[1:]}",
+    ],
+)
+def test_markdown_that_joins_a_key_is_read_joined(
+    text: str, runner: CliRunner, tmp_path: Path, make_session: Any
+) -> None:
+    tail = GHP[4:] if "ghp" in text else AKIA_TAIL[1:]
+    r = Redactor.create()
+    assert tail not in r.redact_text(f"the key is {text}.")
+    # one secret, one token, however it is written
+    plain = GHP if "ghp" in text else "AKIA" + AKIA_TAIL
+    assert r.redact_text(text).startswith(r.redact_text(plain))
+    path = make_session([msg("u1", None, "user", f"the key is {text}.", 1)])
+    for fmt in ("md", "html", "json"):
+        out = tmp_path / f"p.{fmt}"
+        result = runner.invoke(
+            cli, ["render", "--redact", "--format", fmt, str(path), "-o", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        assert tail not in out.read_text()
+
+
+def test_a_config_value_never_spans_lines() -> None:
+    r = Redactor.create()
+    text = "CLIENT_SECRET=\nCLIENT_ID=my-public-client-id\nAPI_TOKEN=\n  next: 1\n"
+    assert r.redact_text(text) == text
+    assert r.redact_text("Authorization:\nBearer tokens are short-lived") == (
+        "Authorization:\nBearer tokens are short-lived"
+    )
+
+
+def _render_all(runner: CliRunner, path: Path, tmp_path: Path) -> dict[str, str]:
+    """The session rendered with --redact as html, md, json and both summaries: every one
+    must be written."""
+    pages = {}
+    for fmt in ("html", "md", "json"):
+        out = tmp_path / f"{path.stem}.{fmt}"
+        result = runner.invoke(
+            cli, ["render", "--redact", "--format", fmt, str(path), "-o", str(out)]
+        )
+        assert result.exit_code == 0, (fmt, result.output)
+        pages[fmt] = out.read_text()
+    for fmt in ("markdown", "json"):
+        result = runner.invoke(cli, ["summary", "--redact", "--format", fmt, str(path)])
+        assert result.exit_code == 0, (fmt, result.output)
+        pages["summary-" + fmt] = result.stdout
+    return pages
+
+
+def test_structured_pairs_are_redacted_as_the_page_shows_them(
+    runner: CliRunner, tmp_path: Path, make_session: Any
+) -> None:
+    calls = [
+        {
+            "type": "toolCall",
+            "id": "c1",
+            "name": "login",
+            "arguments": {"username": "bob", "password": "correct-horse-battery"},
+        },
+        {
+            "type": "toolCall",
+            "id": "c2",
+            "name": "http",
+            "arguments": {
+                "url": "https://api.example.com",
+                "headers": {"Authorization": "Bearer Zx9Yw8Vu7Ts6Rq5Po4Nm", "Accept": "*/*"},
+            },
+        },
+        {
+            "type": "toolCall",
+            "id": "c3",
+            "name": "configure",
+            "arguments": {"apiKey": "YOUR_API_KEY_HERE", "token": "see docs"},
+        },
+    ]
+    path = make_session(
+        [
+            msg("u1", None, "user", "log in", 1),
+            msg("a1", "u1", "assistant", calls, 2, stopReason="toolUse"),
+            {
+                "type": "custom",
+                "id": "c9",
+                "parentId": "a1",
+                "timestamp": ts(3),
+                "customType": "ext",
+                "data": {
+                    "attachment": {"type": "image", "data": "db password is Sup3rS3cret: " + GHP},
+                    "call": {"type": "toolCall", "id": "AKIA" + AKIA_TAIL, "name": "x"},
+                    "creds": {"password": "hunter2-horse"},
+                },
+            },
+        ]
+    )
+    pages = _render_all(runner, path, tmp_path)
+    for fmt, page in pages.items():
+        for secret in (
+            "correct-horse-battery",
+            "Zx9Yw8Vu7Ts6Rq5Po4Nm",
+            GHP,
+            AKIA_TAIL,
+            "hunter2-horse",
+        ):
+            assert secret not in page, (fmt, secret)
+    assert "YOUR_API_KEY_HERE" in pages["html"] and "see docs" in pages["html"]
+
+
+def test_no_shortening_cuts_a_token(runner: CliRunner, tmp_path: Path, make_session: Any) -> None:
+    """Navigator rows, tool-call summaries, titles, previews, indexes: a cut lands before a
+    token, never inside it, and the page's own words are not read as a value."""
+    records: list[Any] = []
+    parent = None
+    for i, pad in enumerate(range(140, 200, 3)):  # the row's cut sweeps across the token
+        records.append(msg(f"u{i}", parent, "user", "x" * pad + f" API_TOKEN={GHP} done", i + 1))
+        parent = f"u{i}"
+    for i in range(0, 52, 2):  # a curl with a token at many offsets of the bash summary
+        cmd = "cd /srv && " + "y" * i + f" curl -H 'Authorization: Bearer {GHP}' https://x"
+        call = {"type": "toolCall", "id": f"b{i}", "name": "bash", "arguments": {"command": cmd}}
+        records.append(msg(f"a{i}", parent, "assistant", [call], 100 + i, stopReason="toolUse"))
+        records.append(tool_result(f"r{i}", f"a{i}", "ok", 101 + i, f"b{i}", "bash"))
+        parent = f"r{i}"
+    env = "\n".join([f"VAR_{n}=value-{n}" for n in range(19)] + ["SESSION_SECRET="])
+    env += "\n" + "\n".join(f"OTHER_{n}=1" for n in range(10))
+    call = {"type": "toolCall", "id": "e1", "name": "read", "arguments": {"path": ".env"}}
+    records.append(msg("ae", parent, "assistant", [call], 200, stopReason="toolUse"))
+    records.append(tool_result("re", "ae", env, 201, "e1", "read"))
+    records.append(msg("be", "re", "bashExecution", None, 202, command="cat .env", output=env))
+    path = make_session(records)
+    pages = _render_all(runner, path, tmp_path)
+    for fmt, page in pages.items():
+        assert GHP not in page, fmt
+        assert not re.search(r"\[REDACTED:[a-z0-9-]*(?::[0-9a-f]{0,7})?(?:…|\.\.\.|$)", page), fmt
+
+    # a session name or first message whose title is cut inside a token
+    for pad in (60, 70, 75, 190, 195, 290, 295):
+        named = make_session(
+            [msg("u1", None, "user", "z" * pad + f" key {GHP} " + "w" * 400, 1)],
+            name=f"t{pad}.jsonl",
+        )
+        _render_all(runner, named, tmp_path)
+
+
+def test_shorten_never_leaves_half_a_token() -> None:
+    from piexport.redact import shorten
+
+    token = Redactor.create().token("github-token", GHP)
+    text = "a" * 30 + token + "b" * 30
+    for limit in range(1, len(text) + 2):
+        for mark in ("…", "...", ""):
+            short = shorten(text, limit, mark)
+            assert len(short) <= max(limit, len(mark))
+            body = short[: len(short) - len(mark)] if len(text) > limit else short
+            assert "[REDACTED:" not in body or token in body
+            assert "[RE" not in body.replace(token, "") and not body.endswith("[")
+
+
+def test_site_redacts_and_gates_every_name_and_file(runner: CliRunner, tmp_path: Path) -> None:
+    """A secret in a session's file name, in its project folder's name (no cwd in the
+    header) or in its cwd never reaches a page name, a folder name, an index or the
+    manifest; the site is written."""
+    root = tmp_path / "sessions"
+    stripe = fake("stripe", 77)[0]
+    folder = root / f"--home-alice-{GHP}--"
+    folder.mkdir(parents=True)
+    no_cwd = {k: v for k, v in HEADER.items() if k != "cwd"}
+    (folder / f"2025-01-01T10-00-00-000Z_{stripe}.jsonl").write_bytes(
+        to_lines([no_cwd, msg("u1", None, "user", "hello", 1)])
+    )
+    aws = "AKIA" + AKIA_TAIL
+    other = root / "--srv-x--"
+    other.mkdir()
+    header = {**HEADER, "id": "0195a000-0000-7000-8000-000000000009", "cwd": f"/srv/{aws}/app"}
+    (other / f"2025-01-02T10-00-00-000Z_pw=Sup3r{GHP[10:20]}.jsonl").write_bytes(
+        to_lines([header, msg("u1", None, "user", "hi", 1)])
+    )
+    (other / "broken-sk_live_0123456789abcdefABCD.jsonl").write_bytes(b"not json\n")
+    out = tmp_path / "site"
+    result = runner.invoke(cli, ["site", str(root), "-o", str(out), "--redact", "-j", "1"])
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.name == ".piexport-manifest.json" for p in files)
+    assert len([p for p in files if p.name.startswith("2025-")]) == 2, result.output
+    secrets = {GHP: "github", stripe: "stripe", aws: "aws", "sk_live_0123456789abcdefABCD": "s"}
+    assert_no_leak(files, secrets)
+    for p in out.rglob("*"):
+        for secret in secrets:
+            assert secret not in p.name
+    # unchanged on a second run: the manifest still finds its sessions by their redacted names
+    again = runner.invoke(cli, ["site", str(root), "-o", str(out), "--redact", "-j", "1"])
+    assert "2 unchanged" in again.stderr, again.stderr
+
+
+def test_real_shaped_and_hostile_sessions_are_written_with_redact(tmp_path: Path) -> None:
+    """The gate refuses no innocent page: every sample session and every usable file of
+    the hostile corpus renders with redaction, as html, md and json, and is written."""
+    from piexport.cli import _load
+    from piexport.export import check_output, share_session
+    from piexport.formats import session_json, session_markdown
+
+    from .conftest import sample_files
+    from .hostile_corpus import cases
+
+    paths = sample_files()
+    assert len(paths) >= 9
+    for case in cases():
+        if not case.unusable:
+            paths.append(tmp_path / f"{case.name}.jsonl")
+            paths[-1].write_bytes(case.data)
+    redactor = Redactor.create()
+    for i, path in enumerate(paths):
+        out = tmp_path / f"page{i}.html"
+        export_session(path, out, redactor=redactor)  # raises RedactionError if refused
+        assert out.is_file()
+        session, _ = share_session(_load(str(path)), redactor)
+        for text in (session_markdown(session), session_json(session)):
+            check_output(text, redactor, path)
+    benign = sum(n for name, n in redactor.counts.items())
+    print(f"\nredacted in {len(paths)} real-shaped and hostile sessions: {dict(redactor.counts)}")
+    assert benign <= 5, dict(redactor.counts)
+
+
+ADVERSARIAL = [
+    "--password ",
+    "--a-b-password=",
+    "mysql -x ",
+    "sshpass -a ",
+    "redis-cli x ",
+    "-u a:",
+    "-u ",
+    "?token=",
+    "&key=" + "a" * 15,
+    " password=1",
+    "cookie:",
+    "Set-Cookie: a=",
+    "-b 'a=",
+    '"password": "',
+    '\\"password\\":\\"',
+    '\\\\\\"password\\\\\\": ',
+    "PASSWORD=",
+    "password: a1",
+    "Authorization: Bearer ",
+    "/bot1:",
+    "12345678:AA",
+    "a:bbbb",
+    "a:b@",
+    "AKIA*",
+    "a\\",
+    "x`",
+    "ghp_\ufe0f",
+    "\u034f",
+    "a&#95;",
+    "&amp;",
+    "x&#95;&#95;",
+]
+
+
+@pytest.mark.parametrize("seed", ADVERSARIAL)
+def test_rules_are_linear_on_hostile_text(seed: str) -> None:
+    """Every rule runs over hostile text: the same near-miss repeated over 100 KB costs at
+    most a few times what it costs over 25 KB (a pattern that backtracks over what it
+    scanned costs 16 times as much, or more)."""
+    import time
+
+    from piexport.redact import _fast_normal
+
+    r = Redactor.create()
+
+    def cost(n: int) -> float:
+        text = _fast_normal((seed * (n // len(seed) + 1))[:n])
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            r._spans(text)
+            best = min(best, time.process_time() - start)
+        return best
+
+    small, big = cost(25_000), cost(100_000)
+    assert big < 8 * max(small, 0.002), (seed, small, big)
+
+
+FRAGMENTS = [
+    *ADVERSARIAL,
+    GHP,
+    "AKIA" + AKIA_TAIL,
+    "Sup3rS3cret!",
+    "deploy:",
+    "@git.example.com",
+    "https://",
+    "=",
+    ":",
+    " ",
+    "\n",
+    '"',
+    "'",
+    "\\",
+    "*",
+    "_",
+    "…",
+    "...",
+    "$VAR",
+    "<token>",
+    "YOUR_API_KEY_HERE",
+    "see docs",
+    "\u200b",
+    "\u034f",
+]
+
+
+def test_what_the_redactor_leaves_the_gate_passes() -> None:
+    """One definition of a secret: text the redactor has been over, shown on a page, holds
+    nothing the gate refuses."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    r = Redactor.create()
+
+    @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        st.lists(
+            st.one_of(st.sampled_from(FRAGMENTS), st.text(ALNUM, min_size=1, max_size=24)),
+            max_size=24,
+        )
+    )
+    def check(parts: list[str]) -> None:
+        text = "".join(parts)
+        redacted = r.redact_text(text)
+        assert r.scan_text(f"<pre>{html.escape(redacted)}</pre>") == [], (text, redacted)
+
+    check()
+
+
+def test_pairs_the_redactor_leaves_the_gate_passes() -> None:
+    """A key and its value redacted as a pair pass the gate in every form a page shows
+    them: JSON, ``key: value`` and ``key=value``."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    r = Redactor.create()
+    keys = ["password", "apiKey", "Authorization", "Cookie", "db_password", "token", "secret"]
+
+    @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        st.sampled_from(keys),
+        st.lists(
+            st.one_of(st.sampled_from(FRAGMENTS), st.text(ALNUM, min_size=1, max_size=24)),
+            max_size=12,
+        ),
+    )
+    def check(key: str, parts: list[str]) -> None:
+        value = r.redact_pair(key, "".join(parts))
+        for shown in (
+            json.dumps({key: value}, indent=2, ensure_ascii=False),
+            f"{key}: {value}",
+            f"{key}={value}",
+        ):
+            assert r.scan_text(f"<pre>{html.escape(shown)}</pre>") == [], (key, parts, value)
+
+    check()
+
+
+def test_every_form_in_every_field(runner: CliRunner, tmp_path: Path) -> None:
+    """Each kind of secret in each field (not just the four a field gets in the planted
+    session), in html, md and json: nothing leaks and nothing is refused."""
+    plant = Plant(per_field=len(KINDS))
+    path = tmp_path / "every.jsonl"
+    path.write_bytes(to_lines(planted_session(plant)))
+    pairs = set(plant.placements)
+    assert {k for f, k in pairs if f == "bash command"} == set(KINDS)
+    outs = []
+    for fmt in ("html", "md", "json"):
+        out = tmp_path / f"every.{fmt}"
+        result = runner.invoke(
+            cli, ["render", "--redact", "--format", fmt, str(path), "-o", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        outs.append(out)
+    assert_no_leak(outs, plant.secrets)
+
+
+def test_every_kind_in_a_session_file_name(runner: CliRunner, tmp_path: Path) -> None:
+    """Each kind of secret that can be part of a file name, in a session's file name: no
+    page name, index or manifest of the site holds it, and every page is written."""
+    root = tmp_path / "sessions"
+    folder = root / "--home-alice-names--"
+    folder.mkdir(parents=True)
+    secrets: dict[str, str] = {}
+    for i, kind in enumerate(KINDS):
+        text, secret = fake(kind, 500 + i)
+        if "/" in text or "\n" in text or len(text.encode()) > 200:
+            continue
+        secrets[secret] = kind
+        header = {**HEADER, "id": f"0195a000-0000-7000-8000-{i:012d}"}
+        name = f"2025-01-01T10-00-{i:02d}-000Z_{text}.jsonl"
+        (folder / name).write_bytes(to_lines([header, msg("u1", None, "user", "hi", 1)]))
+    assert len(secrets) >= 25
+    out = tmp_path / "site"
+    result = runner.invoke(cli, ["site", str(root), "-o", str(out), "--redact", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert len([p for p in files if p.name.startswith("2025-")]) == len(secrets)
+    assert_no_leak(files, secrets)
