@@ -50,7 +50,19 @@ def can_stop() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
+_UNSAFE = frozenset(
+    {"__del__", "_releaseLock", "_acquireLock", "_after_at_fork_child_reinit_locks"}
+)
+"""Functions Python runs where an exception cannot be passed on (finalizers the garbage
+collector calls, the fork handlers of ``logging``): the alarm waits for its next tick."""
+
+
 def _on_alarm(signum: int, frame: Any) -> None:
+    depth = 0
+    while frame is not None and depth < 64:
+        if frame.f_code.co_name in _UNSAFE:
+            return  # it fires again in REPEAT seconds
+        frame, depth = frame.f_back, depth + 1
     raise DeadlineExceeded
 
 

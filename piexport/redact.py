@@ -928,7 +928,8 @@ def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
             yield m
 
 
-_TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}:[0-9a-f]{8}\]")
+_TOKEN = re.compile(r"\\?\[REDACTED:[a-z0-9-]{1,40}:[0-9a-f]{8}\\?\]")
+"""One of our tokens, also as Markdown text escapes it (``\\[REDACTED:…\\]``)."""
 _PERCENT_LINE = re.compile(r"^.*%[0-9A-Fa-f]{2}.*$", re.MULTILINE)
 _SCAN_SLICE = 2_000_000
 """Characters (bytes, in a written page) the gate scans at a time, up to the next line end."""
@@ -965,8 +966,9 @@ def shorten(text: str, limit: int, mark: str = "…", *, strip: bool = False) ->
     return (head.rstrip() if strip else head) + mark
 
 
-_TOKEN_MAX = 60
-"""No redaction token is longer (``[REDACTED:`` + a 40-character rule + ``:`` + 8 + ``]``)."""
+_TOKEN_MAX = 62
+"""No redaction token is longer (``[REDACTED:`` + a 40-character rule + ``:`` + 8 + ``]``, and
+two backslashes where Markdown escapes the brackets)."""
 
 
 def _rule_name(name: str) -> str:
