@@ -47,6 +47,12 @@ def write_atomic(
     except BaseException as exc:
         with held(), contextlib.suppress(OSError):
             os.unlink(tmp)
+        # a streamed page stopped midway ends its work now (its worker processes included),
+        # not whenever the garbage collector gets to it
+        close = getattr(parts, "close", None)
+        if close is not None:
+            with held():
+                close()
         if isinstance(exc, OSError):
             msg = f"{path}: cannot write: {exc.strerror or exc}"
             raise OutputError(msg) from exc

@@ -16,7 +16,7 @@ import contextlib
 import gc
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -89,7 +89,7 @@ def render_groups(
     render: Callable[[Any], str],
     budgets: PageBudgets,
     workers: int,
-) -> Iterator[str]:
+) -> Generator[str, None, None]:
     """The HTML of each group, in order: the same strings ``map(render, groups)`` gives.
 
     ``render`` spends ``budgets`` as it goes. With ``workers`` above 1, that many processes
@@ -106,7 +106,7 @@ def _render_groups(
     render: Callable[[Any], str],
     budgets: PageBudgets,
     workers: int,
-) -> Iterator[str]:
+) -> Generator[str, None, None]:
     """``render_groups``, after a first ``""`` once the workers are started."""
     global _job
     if workers <= 1 or len(groups) < MIN_GROUPS or "fork" not in _START_METHODS:

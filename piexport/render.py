@@ -563,13 +563,22 @@ def render_session_parts(
         if pending:
             yield _chunk(pending, made > options.live_chars, made - sum(map(len, pending)))
 
-    return _page_parts(
-        "session.html.j2",
-        chunks=chunks(),
-        nav_lazy=len(view.outline) > options.nav_rows,
-        sharing=list(sharing),
-        **variables,
-    )
+    def page() -> Iterator[str]:
+        try:
+            yield from _page_parts(
+                "session.html.j2",
+                chunks=chunks(),
+                nav_lazy=len(view.outline) > options.nav_rows,
+                sharing=list(sharing),
+                **variables,
+            )
+        finally:
+            # closing the page (an error or a time limit midway) stops the workers at once:
+            # left to the garbage collector, forked workers outlive the page, holding copies
+            # of the parent's pipes
+            rendered.close()
+
+    return page()
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,6 +137,43 @@ def test_a_page_that_takes_too_long_is_written_plain(tmp_path: Path) -> None:
     assert any("written as plain text" in d.message for d in result.session.diagnostics)
 
 
+def test_a_page_stopped_midway_leaves_no_workers(tmp_path: Path) -> None:
+    """Workers forked for a big page are ended when the page is stopped, not when the
+    garbage collector reaches them: left alive they hold copies of the parent's pipes (a
+    test run hung at exit on the browser driver's), and the GC stays frozen."""
+    import gc
+    import multiprocessing
+
+    from piexport.export import RenderOptions
+
+    source = tmp_path / "s.jsonl"
+    source.write_bytes(compactions(20_000))
+    options = RenderOptions(workers=2, group_entries=50)
+    export_session(source, tmp_path / "s.html", options, seconds=0.3)
+    assert "shown as plain text" in (tmp_path / "s.html").read_text()
+    forked = [p for p in multiprocessing.active_children() if "Spawn" not in p.name]
+    assert forked == []  # (the spawned colouring child of the thread test may live on)
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_stream_stopped_midway_is_closed_at_once(tmp_path: Path) -> None:
+    closed: list[bool] = []
+
+    def parts():  # type: ignore[no-untyped-def]
+        try:
+            yield "<p>"
+            yield 42  # not text: writing it fails while the stream is suspended
+            yield "never"
+        finally:
+            closed.append(True)
+
+    with pytest.raises(TypeError) as info:
+        write_atomic(tmp_path / "p.html", parts())
+    assert closed == [True], info  # not left for the garbage collector
+    assert not (tmp_path / "p.html").exists()
+    assert not list(tmp_path.glob(".p.html.*.tmp"))
+
+
 def test_a_site_goes_on_past_a_slow_page(tmp_path: Path) -> None:
     root = tmp_path / "sessions" / "--c--"
     root.mkdir(parents=True)
