@@ -125,6 +125,30 @@ def test_limits_nest_and_the_outer_one_wins() -> None:
     assert deadline.bounded(1, lambda: "done") == "done"
 
 
+def test_garbage_collection_is_not_the_work() -> None:
+    """A full collection of a big heap can take a second whatever block is running: it
+    moves every limit, and the alarm never goes off inside a gc callback (where the
+    exception would be lost, as it was inside Hypothesis's)."""
+    import gc
+
+    if not deadline.can_stop():
+        pytest.skip("needs SIGALRM in the main thread")  # pragma: no cover - Linux CI has it
+
+    def slow_collector(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            time.sleep(0.3)
+
+    gc.callbacks.append(slow_collector)
+    try:
+        with deadline.limit(0.2):
+            gc.collect()  # 0.3 s in the collector
+            time.sleep(0.1)  # 0.1 s of work of the 0.2 s allowed
+    finally:
+        gc.callbacks.remove(slow_collector)
+    with pytest.raises(deadline.DeadlineExceeded), deadline.limit(0.1):
+        time.sleep(2)  # work past its limit is still stopped
+
+
 def test_a_page_that_takes_too_long_is_written_plain(tmp_path: Path) -> None:
     source = tmp_path / "s.jsonl"
     source.write_bytes(compactions(3000))
