@@ -4,14 +4,14 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .context import build_session_context
 from .errors import InputError, OutputError, PiexportError
-from .export import ExportResult, RenderOptions, export_session
-from .loader import load_session
-from .model import Diagnostic, Entry, Session, SessionHeader, Tree
-from .redact import RedactionError, Redactor, redact_session
-from .render import render_session
-from .selection import Selection, SelectionError, apply_selection
+from .page.export import ExportResult, RenderOptions, export_session
+from .page.render import render_session
+from .read.context import build_session_context
+from .read.loader import load_session
+from .read.model import Diagnostic, Entry, Session, SessionHeader, Tree
+from .read.selection import Selection, SelectionError, apply_selection
+from .share.redact import RedactionError, Redactor, redact_session
 
 __all__ = [
     "Diagnostic",

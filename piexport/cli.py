@@ -12,20 +12,20 @@ from typing import Any, TypeVar, cast
 import click
 
 from . import __version__
-from .context import build_session_context
 from .errors import InputError, PiexportError
-from .export import RenderOptions, check_output, export_session, share_session
-from .formats import session_json, session_markdown
-from .jsonutil import dumps
-from .loader import load_session
-from .model import Session
-from .outline import render_tree_text, terminal_safe
 from .output import write_atomic
-from .redact import RedactionError, Redactor, load_redact_config, redaction_report
-from .render import render_session
-from .selection import Selection, SelectionError, sharing_notice
-from .site import build_site, default_sessions_root, discover
-from .summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
+from .page.export import RenderOptions, check_output, export_session, share_session
+from .page.outline import render_tree_text, terminal_safe
+from .page.render import render_session
+from .read.context import build_session_context
+from .read.jsonutil import dumps
+from .read.loader import load_session
+from .read.model import Session
+from .read.selection import Selection, SelectionError, sharing_notice
+from .report.formats import session_json, session_markdown
+from .report.summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
+from .share.redact import RedactionError, Redactor, load_redact_config, redaction_report
+from .site.build import build_site, default_sessions_root, discover
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

@@ -20,13 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from piexport import deadline
-from piexport.export import export_session
-from piexport.highlight import HighlightBudget, block_seconds, highlight_block
-from piexport.loader import load_session
-from piexport.markdown import MAX_EXPANSION, render_markdown
 from piexport.output import sweep_stale, write_atomic
-from piexport.site import build_site
-from piexport.view import _compactions
+from piexport.page.export import export_session
+from piexport.page.highlight import HighlightBudget, block_seconds, highlight_block
+from piexport.page.markdown import MAX_EXPANSION, render_markdown
+from piexport.page.view import _compactions
+from piexport.read.loader import load_session
+from piexport.site.build import build_site
 
 from .hostile_slow import Slow, cases, compactions
 
@@ -168,7 +168,7 @@ def test_a_page_stopped_midway_leaves_no_workers(tmp_path: Path) -> None:
     import gc
     import multiprocessing
 
-    from piexport.export import RenderOptions
+    from piexport.page.export import RenderOptions
 
     source = tmp_path / "s.jsonl"
     source.write_bytes(compactions(20_000))

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from piexport import InputError, load_session
 from piexport.cli import cli
-from piexport.render import render_session
-from piexport.view import build_view, dom_id
+from piexport.page.render import render_session
+from piexport.page.view import build_view, dom_id
 
 from .conftest import sample_files
 from .hostile_corpus import Case, cases

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from piexport import load_session
-from piexport.render import render_session
-from piexport.view import build_view
+from piexport.page.render import render_session
+from piexport.page.view import build_view
 
 from .conftest import sample_files
 

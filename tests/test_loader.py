@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from piexport import InputError, load_session
-from piexport.model import Session
+from piexport.read.model import Session
 
 from .conftest import HEADER, MakeSession, msg, ts
 
@@ -123,7 +123,7 @@ def test_many_glued_records_are_read_once_each(
 ) -> None:
     """Linear: each record of a long glued line is parsed once, never the rest of the line
     again for each record."""
-    from piexport import loader
+    from piexport.read import loader
 
     calls = 0
     real = loader._object_at

@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 
 from piexport import build_session_context, load_session
-from piexport.migrate import v1_entry_id
+from piexport.read.migrate import v1_entry_id
 
 from .conftest import HEADER, MakeSession, ts
 

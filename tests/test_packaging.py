@@ -38,7 +38,7 @@ def test_wheel_contains_templates_and_static(tmp_path: Path) -> None:
 
 
 def test_asset_dir_finds_the_checkout_in_an_editable_install() -> None:
-    from piexport.assets import asset_dir
+    from piexport.page.assets import asset_dir
 
     assert (asset_dir("templates")).is_dir()
     assert (asset_dir("static")).is_dir()

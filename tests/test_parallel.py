@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-import piexport.parallel
-import piexport.render
+import piexport.page.parallel
+import piexport.page.render
 from piexport import load_session
-from piexport.render import RenderOptions, render_session
+from piexport.page.render import RenderOptions, render_session
 
 from .conftest import REPO
 
@@ -46,7 +46,7 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         started.append(1)
         return real(method)
 
-    monkeypatch.setattr(piexport.parallel.multiprocessing, "get_context", spy)
+    monkeypatch.setattr(piexport.page.parallel.multiprocessing, "get_context", spy)
     return started
 
 
@@ -72,8 +72,8 @@ def test_two_processes_make_the_page_one_makes(
 def test_budgets_that_run_out_midway_cut_at_the_same_place(
     big: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(piexport.render, "MAX_PAGE_TEXT_CHARS", 3_000_000)
-    monkeypatch.setattr(piexport.render, "MAX_PAGE_IMAGE_BYTES", 150)  # one 99-byte image
+    monkeypatch.setattr(piexport.page.render, "MAX_PAGE_TEXT_CHARS", 3_000_000)
+    monkeypatch.setattr(piexport.page.render, "MAX_PAGE_IMAGE_BYTES", 150)  # one 99-byte image
     one, two = _pages(big, highlight_chars=20_000)
     assert len(forks) >= 2, "running out of budget forks again from the page's state"
     assert "more characters are not shown on this page" in one
@@ -92,7 +92,7 @@ def test_small_pages_stay_in_one_process(forks: list[int], tmp_path: Path) -> No
 def test_a_page_does_not_depend_on_what_the_process_rendered_before(big: Path) -> None:
     """The highlight cache saves work across pages, never budget: a site's worker renders
     the same page whatever it rendered first."""
-    from piexport import highlight
+    from piexport.page import highlight
 
     session = load_session(big)
     options = RenderOptions(workers=1, highlight_chars=30_000)

@@ -107,7 +107,7 @@ md_text = st.lists(
 @SETTINGS
 @given(md_text)
 def test_plain_text_short_cut_matches_markdown_it(text: str) -> None:
-    from piexport.markdown import _NOT_PLAIN, _md, _plain_paragraphs, render_markdown
+    from piexport.page.markdown import _NOT_PLAIN, _md, _plain_paragraphs, render_markdown
 
     if _NOT_PLAIN.search(text) is None:
         assert _plain_paragraphs(text) == _md.render(text)
@@ -117,7 +117,7 @@ def test_plain_text_short_cut_matches_markdown_it(text: str) -> None:
 @SETTINGS
 @given(md_text)
 def test_markdown_keeps_every_word(text: str) -> None:
-    from piexport.markdown import _WORD, render_markdown
+    from piexport.page.markdown import _WORD, render_markdown
 
     html = render_markdown(text)
     assert set(_WORD.findall(text)) <= set(_WORD.findall(html))

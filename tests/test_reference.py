@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from piexport import build_session_context, load_session
-from piexport.jsonutil import dumps
+from piexport.read.jsonutil import dumps
 
 from .conftest import REPO
 

@@ -11,9 +11,9 @@ import pytest
 from bs4 import BeautifulSoup
 
 from piexport import load_session
-from piexport.export import export_session
-from piexport.render import render_session
-from piexport.view import build_view, dom_id
+from piexport.page.export import export_session
+from piexport.page.render import render_session
+from piexport.page.view import build_view, dom_id
 
 from .conftest import MakeSession, msg, sample_files, ts
 
@@ -40,7 +40,7 @@ def unseen(text: str) -> list[str]:
     found = []
     for m in UNSEEN.finditer(text):
         if "\ufe00" <= m.group() <= "\ufe0f" or "\U000e0100" <= m.group() <= "\U000e01ef":
-            from piexport.textsafe import selector_is_shown
+            from piexport.page.textsafe import selector_is_shown
 
             if selector_is_shown(text, m.start()):
                 continue
@@ -335,14 +335,14 @@ def test_export_writes_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     ],
 )
 def test_markdown_never_loses_deeply_nested_text(text: str) -> None:
-    from piexport.markdown import render_markdown
+    from piexport.page.markdown import render_markdown
 
     html = render_markdown(text)
     assert "TAIL" in BeautifulSoup(html, "html.parser").get_text()
 
 
 def test_ordinary_markdown_is_not_sent_to_the_fallback() -> None:
-    from piexport.markdown import render_markdown
+    from piexport.page.markdown import render_markdown
 
     text = (
         "# Plan\n\n1. read `cart.py`\n2. fix **total()**\n\n- [x] done\n\n| a | b |\n|--:|---|\n| 1 | 2 |\n\n"
@@ -394,7 +394,7 @@ def test_bidi_and_invisible_characters_in_paths_and_names_are_visible(
 def test_images_are_checked_and_capped(
     make_session: MakeSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import piexport.render as render_mod
+    import piexport.page.render as render_mod
 
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100).decode()
     blocks = [
@@ -422,7 +422,7 @@ def test_images_are_checked_and_capped(
 def test_giant_output_is_cut_with_a_notice(
     make_session: MakeSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import piexport.render as render_mod
+    import piexport.page.render as render_mod
 
     monkeypatch.setattr(render_mod, "MAX_BLOCK_CHARS", 1000)
     big = "line\n" * 1000
@@ -470,7 +470,7 @@ def test_giant_output_is_cut_with_a_notice(
 def test_page_text_budget_cuts_later_blocks(
     make_session: MakeSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import piexport.render as render_mod
+    import piexport.page.render as render_mod
 
     monkeypatch.setattr(render_mod, "MAX_PAGE_TEXT_CHARS", 1500)
     out = "x" * 1000
@@ -691,7 +691,7 @@ def test_compactions_are_numbered_and_mark_what_they_summarised(
 
 
 def test_a_fork_links_its_parent_by_name_only_when_asked(make_session: MakeSession) -> None:
-    from piexport.render import RenderOptions
+    from piexport.page.render import RenderOptions
 
     header = {
         "type": "session",
@@ -778,8 +778,8 @@ def test_a_deeply_nested_tree_renders_without_recursion(make_session: MakeSessio
 
 
 def test_the_page_shell_inlines_our_assets_byte_for_byte() -> None:
-    from piexport.assets import read_static
-    from piexport.highlight import style_css
+    from piexport.page.assets import read_static
+    from piexport.page.highlight import style_css
 
     html = render(sample_files()[0])
     assert html.startswith("<!doctype html>\n")
@@ -827,7 +827,7 @@ def test_code_fences_in_markdown_share_the_pages_highlight_budget(
 ) -> None:
     """Fenced code in model text is coloured from the same per-page budget as files, so a
     session full of code blocks cannot make an export crawl; past it, code stays plain."""
-    from piexport.render import RenderOptions
+    from piexport.page.render import RenderOptions
 
     block = "def f(x):\n    return x + 1\n" * 20
     recs = [msg("u", None, "user", "go", 0)]
@@ -882,7 +882,7 @@ def test_fields_shown_outside_templates_are_escaped(make_session: MakeSession) -
 def test_markdown_shows_hidden_characters_as_marks_in_every_kind_of_text() -> None:
     """Trojan Source in model text: paragraphs (the plain short cut too), code spans, link
     titles, image alt text, tables, fences, entities and the plain-text fallback."""
-    from piexport.markdown import render_markdown
+    from piexport.page.markdown import render_markdown
 
     from .hostile_corpus import BIDI_MARKDOWN, INVISIBLE
 
@@ -905,7 +905,7 @@ def test_plain_fallback_page_shows_hidden_characters_and_a_clean_title(
 ) -> None:
     """The plain-text page (a page that took too long): marks in the body, and a <title>
     that holds text only (markup inside <title> shows as written)."""
-    from piexport.render import render_plain_parts
+    from piexport.page.render import render_plain_parts
 
     session = load_session(make_session([msg("u1", None, "user", "hi \u202eevil\u3164", 1)]))
     html = "".join(render_plain_parts(session, "title \u202e\u034f end", "Too slow \u2066."))
@@ -918,7 +918,7 @@ def test_plain_fallback_page_shows_hidden_characters_and_a_clean_title(
 def test_a_hangul_filler_inside_a_word_is_not_a_lost_word() -> None:
     """U+3164 is a letter to regex \\w: once shown as a mark it split the word, and the
     word-loss check sent the whole text to the plain fallback."""
-    from piexport.markdown import render_markdown
+    from piexport.page.markdown import render_markdown
 
     html = render_markdown("see [x] and ab\u3164cd | x &amp;")
     assert "md-fallback" not in html and "ab<span" in html

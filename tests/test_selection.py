@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from piexport import Selection, SelectionError, apply_selection, load_session
 from piexport.cli import cli
-from piexport.context import build_session_context, context_entries
-from piexport.view import build_view, dom_id
+from piexport.page.view import build_view, dom_id
+from piexport.read.context import build_session_context, context_entries
 
 from .conftest import MakeSession, msg, tool_result, ts
 

@@ -10,9 +10,9 @@ import pytest
 from bs4 import BeautifulSoup
 
 from piexport import load_session
-from piexport.formats import session_markdown
-from piexport.render import render_session
-from piexport.view import dom_id
+from piexport.page.render import render_session
+from piexport.page.view import dom_id
+from piexport.report.formats import session_markdown
 
 from .conftest import MakeSession, msg, tool_result
 from .test_render import static_checks
@@ -116,7 +116,7 @@ def test_colliding_hashes_get_distinct_dom_ids(
 ) -> None:
     """Twelve hex digits of a hash can be made to collide on purpose: the page still gives
     every entry its own DOM id, in file order, and every link and parent points right."""
-    from piexport import view
+    from piexport.page import view
 
     same = hashlib.sha1(b"same")
     monkeypatch.setattr(view.hashlib, "sha1", lambda _b: same.copy())
@@ -272,7 +272,7 @@ def test_null_arguments_partial_json_and_signatures(make_session: MakeSession) -
 
 
 def test_reasoning_and_1h_cache_writes_are_counted(make_session: MakeSession) -> None:
-    from piexport.summary import summary_json
+    from piexport.report.summary import summary_json
 
     usage = {
         "input": 10,
@@ -299,7 +299,7 @@ def test_reasoning_and_1h_cache_writes_are_counted(make_session: MakeSession) ->
 
 
 def test_a_model_with_no_cost_shows_a_dash(make_session: MakeSession) -> None:
-    from piexport.summary import summary_markdown
+    from piexport.report.summary import summary_markdown
 
     usage = {
         "input": 10,
@@ -323,7 +323,7 @@ def test_a_model_with_no_cost_shows_a_dash(make_session: MakeSession) -> None:
 
 
 def test_a_long_first_message_makes_a_short_title(make_session: MakeSession, tmp_path: Any) -> None:
-    from piexport.site import build_site
+    from piexport.site.build import build_site
 
     words = " ".join(f"word{i}" for i in range(60))
     text = f"{words}\nsecond line that is not the title"

@@ -12,7 +12,7 @@ from bs4 import BeautifulSoup
 from click.testing import CliRunner
 
 from piexport.cli import cli
-from piexport.site import build_site, default_sessions_root, project_key
+from piexport.site.build import build_site, default_sessions_root, project_key
 
 from .conftest import SAMPLES
 from .test_render import static_checks
@@ -129,7 +129,7 @@ def test_project_filter(archive: Path, tmp_path: Path) -> None:
 
 def test_summary_keys_are_complete() -> None:
     from piexport import load_session
-    from piexport.site import SUMMARY_KEYS, session_summary
+    from piexport.site.build import SUMMARY_KEYS, session_summary
 
     path = next(SAMPLES.rglob("*.jsonl"))
     assert set(session_summary(load_session(path), path)) == set(SUMMARY_KEYS)

@@ -10,9 +10,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from piexport import load_session
-from piexport.export import RenderOptions, export_session
-from piexport.site import build_site
-from piexport.view import dom_id
+from piexport.page.export import RenderOptions, export_session
+from piexport.page.view import dom_id
+from piexport.site.build import build_site
 
 from ..conftest import SAMPLES, sample_files
 

@@ -17,8 +17,8 @@ import atheris
 
 with atheris.instrument_imports():
     from piexport import InputError, load_session
-    from piexport.render import render_session
-    from piexport.view import build_view
+    from piexport.page.render import render_session
+    from piexport.page.view import build_view
 
 HERE = Path(__file__).resolve().parent
 

@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from .deadline import DeadlineExceeded, limit, outer_expired
-from .loader import load_session
-from .model import Diagnostic, Session
-from .output import write_atomic
+from ..deadline import DeadlineExceeded, limit, outer_expired
+from ..output import write_atomic
+from ..read.loader import load_session
+from ..read.model import Diagnostic, Session
+from ..read.selection import Selection, apply_selection, sharing_notice
+from ..share.redact import RedactionError, Redactor, redact_session, unrewritable
 from .parallel import default_workers
-from .redact import RedactionError, Redactor, redact_session, unrewritable
 from .render import RenderOptions, render_plain_parts, render_session_parts
-from .selection import Selection, apply_selection, sharing_notice
 from .view import build_view
 
 __all__ = [

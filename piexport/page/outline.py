@@ -10,11 +10,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .jsonutil import dumps, finite_number
-from .model import Entry, Session, content_text
-from .redact import shorten
+from ..read.jsonutil import dumps, finite_number
+from ..read.model import Entry, Session, content_text
+from ..read.tree import flatten
+from ..share.redact import shorten
 from .textsafe import plain_controls
-from .tree import flatten
 
 MAX_SUMMARY = 200
 # Control characters from content must not drive the user's terminal (ANSI, OSC 8, bells).

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .context import build_session_context
-from .jsonutil import dumps
+from ..page.outline import pair_tool_results, tool_call_summary
+from ..read.context import build_session_context
+from ..read.jsonutil import dumps
+from ..read.model import JSON, Entry, Session, content_text
 from .mdsafe import code_fence, code_span, html_text, inline_text, message_markdown
-from .model import JSON, Entry, Session, content_text
-from .outline import pair_tool_results, tool_call_summary
 
 
 def _details(summary: str, body: str) -> list[str]:

@@ -215,7 +215,7 @@ def short_title(text: str, limit: int = TITLE_CHARS) -> str:
     flat = " ".join(line.split())
     if len(flat) <= limit:
         return flat
-    from .redact import safe_cut  # model is imported by redact
+    from ..share.redact import safe_cut  # model is imported by redact
 
     cut = flat[:limit]
     space = cut.rfind(" ")

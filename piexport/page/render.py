@@ -19,7 +19,11 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup
 
-from . import __version__
+from .. import __version__
+from ..read.jsonutil import dumps, finite_number
+from ..read.model import JSON, Entry, Session, content_text
+from ..read.tree import timestamp_ms
+from ..share.redact import safe_cut
 from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
 from .highlight import (
@@ -31,14 +35,10 @@ from .highlight import (
     page_budget,
     style_css,
 )
-from .jsonutil import dumps, finite_number
 from .markdown import render_markdown
-from .model import JSON, Entry, Session, content_text
 from .outline import tool_call_summary
 from .parallel import PageBudgets, default_workers, render_groups
-from .redact import safe_cut
 from .textsafe import plain_controls, reveal_controls
-from .tree import timestamp_ms
 from .view import (
     SessionView,
     build_view,

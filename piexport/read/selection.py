@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from ..errors import PiexportError
 from .context import context_entries
-from .errors import PiexportError
 from .model import JSON, Session
 from .tree import build_tree
 

@@ -12,7 +12,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from .redact import shorten
+from ..share.redact import shorten
 
 IMAGE_MAGIC: dict[str, tuple[bytes, ...]] = {
     "image/png": (b"\x89PNG\r\n\x1a\n",),
@@ -34,7 +34,7 @@ def asset_dir(name: str) -> Path:
     packaged = Path(str(files("piexport") / name))
     if packaged.is_dir():
         return packaged
-    checkout = Path(__file__).resolve().parent.parent / name
+    checkout = Path(__file__).resolve().parents[2] / name
     if checkout.is_dir():
         return checkout
     msg = f"piexport is missing its {name}/ folder"
@@ -57,7 +57,7 @@ def csp_hash(text: str) -> str:
 def asset_fingerprint() -> str:
     """A hash of every template, static file and module: a change re-renders every page."""
     h = hashlib.sha256()
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     for folder in (asset_dir("templates"), asset_dir("static"), package):
         for path in sorted(folder.rglob("*")):
             if path.is_file() and path.suffix in {".j2", ".css", ".js", ".py"}:

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from .errors import PiexportError
-from .model import JSON, Diagnostic, Entry, Session, SessionHeader
-from .parallel import forked_map
+from ..errors import PiexportError
+from ..page.parallel import forked_map
+from ..read.model import JSON, Diagnostic, Entry, Session, SessionHeader
 
 __all__ = [
     "RULES",

@@ -20,11 +20,11 @@ from typing import IO, Any
 
 import orjson
 
-from .errors import InputError
+from ..errors import InputError
+from ..share.redact import shorten
 from .jsonutil import MAX_DEPTH, OddNumber, cap_depth, dumps, finite_number, may_nest_deeply
 from .migrate import CURRENT_VERSION, migrate
 from .model import JSON, Diagnostic, Entry, Session, SessionHeader
-from .redact import shorten
 from .tree import build_tree, resolve_labels, resolve_name, timestamp_ms
 
 MAX_LINE_BYTES = 256 * 1024 * 1024

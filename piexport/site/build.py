@@ -22,13 +22,13 @@ from typing import Any
 
 import orjson
 
-from . import __version__
-from .errors import InputError, PiexportError
-from .model import JSON, Session
-from .output import sweep_stale, write_atomic
-from .redact import shorten
-from .stats import file_figures
-from .tree import timestamp_ms
+from .. import __version__
+from ..errors import InputError, PiexportError
+from ..output import sweep_stale, write_atomic
+from ..read.model import JSON, Session
+from ..read.tree import timestamp_ms
+from ..report.stats import file_figures
+from ..share.redact import shorten
 
 MANIFEST = ".piexport-manifest.json"
 MANIFEST_VERSION = 1
@@ -215,7 +215,7 @@ _Outcome = tuple[JSON | None, list[str], str | None, dict[str, int]]
 def _render_one(job: _Job) -> _Outcome:
     """Worker: load, render and write one page.
     Returns (summary, diagnostics, error, secrets redacted per rule)."""
-    from .export import export_session  # imported in the worker process
+    from ..page.export import export_session  # imported in the worker process
 
     try:
         result = export_session(
@@ -251,7 +251,7 @@ def _shown(text: str, redactor: Any) -> str:
 def _fingerprint(options: Any, redactor: Any = None, selection: Any = None) -> str:
     """Pages depend on piexport itself (code, templates, CSS, JS), the options, the redaction
     rules and the selection."""
-    from .assets import asset_fingerprint
+    from ..page.assets import asset_fingerprint
 
     shared = "" if redactor is None and selection is None else f":{selection!r}"
     if redactor is not None:
@@ -302,8 +302,8 @@ def build_site(
     ``selection`` (``selection.Selection``) applies to every page; a leaf id cannot be part
     of it. A page that takes longer than ``page_seconds`` (default: by its size) is written
     as plain text with a diagnostic, and the build goes on."""
-    from .export import RenderOptions
-    from .render import render_project_index, render_root_index
+    from ..page.export import RenderOptions
+    from ..page.render import render_project_index, render_root_index
 
     options = options if options is not None else RenderOptions()
     root = root.expanduser()
@@ -443,7 +443,7 @@ def build_site(
     for old_folder in {Path(prev.page).parent for prev in old.values()}:
         _remove_if_only_index(out / old_folder, set(projects))
     if redactor is not None:  # the names of everything written, gated like the pages
-        from .export import check_output
+        from ..page.export import check_output
 
         names = sorted({r.page for r in records.values()} | set(projects))
         check_output("\n".join(names), redactor, f"{out}: page and folder names")
@@ -476,7 +476,7 @@ def _dedupe_pages(planned: list[tuple[Path, str, str, JSON]]) -> None:
 def _write_checked(path: Path, text: str, redactor: Any) -> None:
     """Write an index page, through the output gate when redacting."""
     if redactor is not None:
-        from .export import check_output
+        from ..page.export import check_output
 
         check_output(text, redactor, path)
     write_atomic(path, text)
@@ -599,7 +599,7 @@ def _save_manifest(
     }
     text = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
     if redactor is not None:
-        from .export import check_output
+        from ..page.export import check_output
 
         check_output(text, redactor, out / MANIFEST)
     write_atomic(out / MANIFEST, text)

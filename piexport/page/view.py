@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .context import build_session_context
-from .loader import gc_paused
-from .model import Entry, Session
+from ..read.context import build_session_context
+from ..read.loader import gc_paused
+from ..read.model import Entry, Session
+from ..read.tree import Row, flatten
+from ..report.stats import Figures, file_figures, path_figures
+from ..share.redact import shorten
 from .outline import entry_summary, pair_tool_results, tool_calls_by_id
-from .redact import shorten
-from .stats import Figures, file_figures, path_figures
-from .tree import Row, flatten
 
 _SAFE_ID = re.compile(r"^(?!x[0-9a-f]{12})[A-Za-z0-9_.:~-]{1,64}$")
 """Ids shown as they are. One that starts like a hashed id (``x`` and 12 hex digits) is

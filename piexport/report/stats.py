@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .jsonutil import finite_number
-from .model import JSON, Entry, Session
-from .tree import timestamp_ms
+from ..read.jsonutil import finite_number
+from ..read.model import JSON, Entry, Session
+from ..read.tree import timestamp_ms
 
 TOKEN_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 EXTRA_TOKEN_KEYS = ("reasoning", "cacheWrite1h")

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
+from ..read.model import JSON, Session, content_text
+from ..read.tree import timestamp_ms
+from ..share.redact import shorten
 from .mdsafe import code_fence, inline_text
-from .model import JSON, Session, content_text
-from .redact import shorten
 from .stats import Figures, compute_figures, file_figures
-from .tree import timestamp_ms
 
 FAIL_CONDITIONS = ("tool-error", "error", "aborted")
 TRIM = 600

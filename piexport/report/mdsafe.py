@@ -12,7 +12,8 @@ become HTML there. Text from a session goes out in one of four ways:
   and images made links (a remote image is a request each time the file is viewed).
 
 In all of them line ends are normalised (a lone CR is a line end to CommonMark) and bidi
-controls and invisible characters are shown as marks (:func:`~piexport.textsafe.plain_controls`).
+controls and invisible characters are shown as marks
+(:func:`~piexport.page.textsafe.plain_controls`).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from bisect import bisect_left
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .ansi import strip_ansi
-from .textsafe import plain_controls
+from ..page.ansi import strip_ansi
+from ..page.textsafe import plain_controls
 
 _GITHUB = MarkdownIt("commonmark")
 """How the reader's renderer sees it: CommonMark with raw HTML on."""

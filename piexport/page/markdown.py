@@ -18,7 +18,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import escape
 
-from .deadline import bounded
+from ..deadline import bounded
 from .highlight import highlight_block, page_budget
 from .textsafe import plain_controls, reveal_controls
 

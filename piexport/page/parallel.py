@@ -20,7 +20,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .deadline import forget_after_fork, held
+from ..deadline import forget_after_fork, held
 from .highlight import HighlightBudget
 
 __all__ = ["PageBudgets", "default_workers", "forked_map", "render_groups"]

@@ -1,0 +1,1 @@
+"""Pages: the model becomes self-contained HTML (view, templates, markdown, colour)."""

@@ -1,0 +1,1 @@
+"""Reports: figures and text formats for terminals, CI jobs and scripts."""

@@ -1,0 +1,1 @@
+"""Sharing safely: redaction of secrets and the output gate."""

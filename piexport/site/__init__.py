@@ -1,0 +1,1 @@
+"""The archive: a static site over a sessions folder."""
