@@ -24,6 +24,10 @@ from .read.model import Session
 from .read.selection import Selection, SelectionError, sharing_notice
 from .report.formats import session_json, session_markdown
 from .report.summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
+from .search.local import run_search
+from .search.query import parse as parse_query
+from .search.query import snippet_line
+from .search.records import FIELDS
 from .share.redact import RedactionError, Redactor, load_redact_config, redaction_report
 from .site.build import build_site, default_sessions_root, discover
 
@@ -317,6 +321,15 @@ page_timeout_option = click.option(
 @click.option("--since", metavar="DATE", help="Only sessions active on or after DATE.")
 @click.option("--until", metavar="DATE", help="Only sessions started on or before DATE.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@click.option(
+    "--search-fields",
+    metavar="LIST",
+    callback=lambda _c, _p, v: _search_fields(v),
+    help="What search indexes, comma-separated (default: all): "
+    + ", ".join(FIELDS)
+    + ". Prefix with - to leave out, e.g. -output,-thinking.",
+)
+@click.option("--no-search", is_flag=True, help="Write no search page and no index.")
 @page_timeout_option
 @redact_options
 @selection_options(per_session=False)
@@ -330,6 +343,8 @@ def site_command(
     since: str | None,
     until: str | None,
     quiet: bool,
+    search_fields: frozenset[str] | None,
+    no_search: bool,
     page_timeout: float | None,
     redactor: Redactor | None,
     selection: Selection | None,
@@ -337,7 +352,8 @@ def site_command(
 ) -> None:
     """Archive every session under ROOT (default: pi's sessions folder) as a static site.
 
-    Writes one page per session, an index per project and one over all projects. Pages of
+    Writes one page per session, an index per project and one over all projects, and
+    search.html, which searches every session from the folder (no server needed). Pages of
     unchanged sessions are kept; pages of deleted sessions are removed.
     """
     root = root if root is not None else default_sessions_root()
@@ -367,6 +383,8 @@ def site_command(
             redactor=redactor,
             selection=selection,
             page_seconds=page_timeout,
+            search_fields=search_fields,
+            search=not no_search,
         )
     except InputError as exc:
         raise Failure(str(exc)) from exc
@@ -383,6 +401,95 @@ def site_command(
         raise SystemExit(1)
     if strict and report.warnings:
         raise Failed(f"{len(report.warnings)} warning(s) and --strict")
+
+
+def _search_fields(value: str | None) -> frozenset[str] | None:
+    if not value:
+        return None
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    unknown = [n for n in names if n.lstrip("-") not in FIELDS]
+    if unknown:
+        msg = f"unknown field(s) {', '.join(unknown)}; choose from {', '.join(FIELDS)}"
+        raise click.BadParameter(msg)
+    if all(n.startswith("-") for n in names):
+        return frozenset(FIELDS) - {n[1:] for n in names}
+    if any(n.startswith("-") for n in names):
+        raise click.BadParameter("list fields to keep, or fields to leave out with -, not both")
+    return frozenset(names)
+
+
+@cli.command("search")
+@click.argument("query")
+@click.argument("root", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--site",
+    "site",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="Search a built site's index instead of a sessions folder.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(0),
+    default=50,
+    show_default=True,
+    help="At most this many matches (0: all).",
+)
+@click.option(
+    "--search-fields",
+    metavar="LIST",
+    callback=lambda _c, _p, v: _search_fields(v),
+    help="What to search in a sessions folder (as for site).",
+)
+def search_command(
+    query: str,
+    root: Path | None,
+    site: Path | None,
+    fmt: str,
+    limit: int,
+    search_fields: frozenset[str] | None,
+) -> None:
+    """Search sessions with the search page's query language; print path:line: id: snippet.
+
+    ROOT is a sessions folder (default: pi's). Words, "a phrase", -word, and filters
+    project:, model:, role:, tool:, label:, after:DATE, before:DATE, is:error. Exit 1 when
+    nothing matches.
+    """
+    q = parse_query(query)
+    for problem in q.errors:
+        click.echo(f"piexport: {problem}", err=True)
+    if q.empty:
+        raise Failure("nothing to search for: give words or filters")
+    if site is not None:
+        if not (site / "search" / "meta.js").is_file():
+            raise Failure(f"{site}: no search index (build it with piexport site)")
+        groups, complete = run_search(q, site=site)
+    else:
+        root = root if root is not None else default_sessions_root()
+        if not root.exists():
+            raise Failure(f"{root}: no such folder")
+        groups, complete = run_search(q, root=root, fields=search_fields)
+    hits = [h for g in groups for h in g]
+    if limit:
+        hits = hits[:limit]
+    if fmt == "json":
+        click.echo(dumps({"complete": complete, "matches": [h.as_json(q) for h in hits]}))
+    else:
+        if not complete and hits:
+            click.echo("piexport: no entry has every word; entries with some of them:", err=True)
+        for h in hits:
+            line = snippet_line(
+                h.text, q, 160, lambda s: click.style(terminal_safe(s), bold=True), terminal_safe
+            )
+            click.echo(terminal_safe(f"{h.path}:{h.line}: {h.entry_id}: ") + line)
+    if not hits:
+        raise SystemExit(1)
 
 
 @cli.command("render")

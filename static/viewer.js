@@ -344,6 +344,20 @@
     }
   }
 
+  // ---- the archive's search box on the indexes: Enter opens search.html?q=…
+  Array.prototype.forEach.call(document.querySelectorAll("form.site-search"), function (form) {
+    var input = form.querySelector("input");
+    form.addEventListener("submit", function (ev) { ev.preventDefault(); });
+    if (!input) return;
+    input.addEventListener("keydown", function (ev) {
+      if (ev.key !== "Enter") return;
+      ev.preventDefault();
+      var target = form.getAttribute("data-search") || "search.html";
+      if (!/^(\.\.\/)?search\.html$/.test(target)) return;
+      window.location.href = target + (input.value ? "?q=" + encodeURIComponent(input.value) : "");
+    });
+  });
+
   // ---- keyboard: / search, j/k next/previous entry, e/c expand/collapse, t theme
   function visibleEntries() {
     var all = main.querySelectorAll("article.entry, .inline-marker"), out = [];

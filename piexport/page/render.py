@@ -616,17 +616,38 @@ def _chunk(parts: list[str], lazy: bool, after: int) -> Chunk:
     return Chunk(Markup(html), lazy and not _NOSCRIPT_END.search(html), after)
 
 
-def render_project_index(project: JSON, options: Any = None) -> str:
-    return _page("project.html.j2", p=project)
+def render_project_index(project: JSON, options: Any = None, search_href: str | None = None) -> str:
+    return _page("project.html.j2", p=project, search_href=search_href)
 
 
-def render_root_index(projects: Sequence[JSON], options: Any = None) -> str:
+def render_root_index(
+    projects: Sequence[JSON], options: Any = None, search_href: str | None = None
+) -> str:
     return _page(
         "index.html.j2",
         projects=projects,
+        search_href=search_href,
         totals={
             "sessions": sum(len(p["sessions"]) for p in projects),
             "tokens": sum(p["tokens"] for p in projects),
             "cost": sum(p["cost"] for p in projects),
         },
+    )
+
+
+def render_search_page(fields: Sequence[str]) -> str:
+    """``search.html``: the page's own script (the theme toggle and the search) is inline and
+    hashed; the index files it loads are classic scripts from the site's own folder
+    (``'self'``), which file:// allows where fetch, modules and WebAssembly are blocked."""
+    css, viewer = _assets()
+    js = viewer + "\n" + read_static("search.js")
+    csp = (
+        f"default-src 'none'; script-src {csp_hash(js)} 'self'; style-src {csp_hash(css)}; "
+        "img-src data:; base-uri 'none'; form-action 'none'; "
+        "require-trusted-types-for 'script'; trusted-types piexport piexport-search"
+    )
+    return "".join(
+        make_env()
+        .get_template("search.html.j2")
+        .generate(csp=csp, css=Markup(css), js=Markup(js), fields=list(fields))
     )

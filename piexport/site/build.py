@@ -28,6 +28,9 @@ from ..output import sweep_stale, write_atomic
 from ..read.model import JSON, Session
 from ..read.tree import timestamp_ms
 from ..report.stats import file_figures
+from ..search.index import CACHE as INDEX_CACHE
+from ..search.index import session_key
+from ..search.records import FIELDS
 from ..share.redact import shorten
 
 MANIFEST = ".piexport-manifest.json"
@@ -207,6 +210,10 @@ class _Job:
     """How long the page may take before it is written as plain text (None: by its size)."""
     name: str = ""
     """The file name as indexes show it (redacted with the pages)."""
+    index_root: Path | None = None
+    """The site folder, when the session goes into the search index (None: no search)."""
+    index_page: str = ""
+    search_fields: frozenset[str] | None = None
 
 
 _Outcome = tuple[JSON | None, list[str], str | None, dict[str, int]]
@@ -228,6 +235,8 @@ def _render_one(job: _Job) -> _Outcome:
             selection=job.selection,
             seconds=job.seconds,
         )
+        if job.index_root is not None:
+            _index_one(job, result.session)
     except PiexportError as exc:
         return None, [], _shown(str(exc), job.redactor), {}
     except Exception as exc:  # one broken session must never stop the site
@@ -243,17 +252,36 @@ def _render_one(job: _Job) -> _Outcome:
     )
 
 
+def _index_one(job: _Job, session: Session) -> None:
+    """The session's part of the search index, from the session as its page shows it."""
+    from ..search.index import write_session_index
+
+    assert job.index_root is not None
+    gate = None
+    if job.redactor is not None:
+        from ..page.export import check_output
+
+        def gate(text: str, path: Path) -> None:
+            check_output(text, job.redactor, path)
+
+    write_session_index(session, job.index_root, job.index_page, job.search_fields, gate)
+
+
 def _shown(text: str, redactor: Any) -> str:
     """A name or message as the site writes it: redacted when redacting."""
     return text if redactor is None else str(redactor.redact_text(text, count=False))
 
 
-def _fingerprint(options: Any, redactor: Any = None, selection: Any = None) -> str:
+def _fingerprint(
+    options: Any, redactor: Any = None, selection: Any = None, search: Any = None
+) -> str:
     """Pages depend on piexport itself (code, templates, CSS, JS), the options, the redaction
-    rules and the selection."""
+    rules and the selection; their parts of the search index on what it indexes."""
     from ..page.assets import asset_fingerprint
 
     shared = "" if redactor is None and selection is None else f":{selection!r}"
+    if search is not None:
+        shared += f":search={sorted(search)!r}"
     if redactor is not None:
         shared += f":redact={redactor.fingerprint()}"
     return f"{__version__}:{asset_fingerprint()}:{options!r}{shared}"
@@ -294,6 +322,8 @@ def build_site(
     redactor: Any = None,
     selection: Any = None,
     page_seconds: float | None = None,
+    search_fields: Iterable[str] | None = None,
+    search: bool = True,
 ) -> SiteReport:
     """Render every session under ``root`` into ``out`` and write the indexes.
 
@@ -301,7 +331,9 @@ def build_site(
     redacted and checked by the output gate; a page that fails the gate is a failed session.
     ``selection`` (``selection.Selection``) applies to every page; a leaf id cannot be part
     of it. A page that takes longer than ``page_seconds`` (default: by its size) is written
-    as plain text with a diagnostic, and the build goes on."""
+    as plain text with a diagnostic, and the build goes on. With ``search`` (the default)
+    the site gets ``search.html`` and an index of ``search_fields`` (default: everything,
+    see ``search.records.FIELDS``), re-merged only when a page was rendered or removed."""
     from ..page.export import RenderOptions
     from ..page.render import render_project_index, render_root_index
 
@@ -315,7 +347,8 @@ def build_site(
     for place in [out, *(p for p in out.iterdir() if p.is_dir())]:
         sweep_stale(place)
     since_ms, until_ms = _parse_date(since), _parse_date(until, end=True)
-    fingerprint = _fingerprint(options, redactor, selection)
+    fields = frozenset(search_fields if search_fields is not None else FIELDS)
+    fingerprint = _fingerprint(options, redactor, selection, fields if search else None)
     root_id = _shown(str(root.resolve()), redactor)
     old = _load_manifest(out, root_id, fingerprint, force)
     report = SiteReport(out=out)
@@ -375,6 +408,7 @@ def build_site(
             and prev.forks_rendered == fork_key
             and prev.error is None
             and (out / page).is_file()
+            and (not search or (out / INDEX_CACHE / f"{session_key(page)}.json").is_file())
         ):
             records[rel] = prev
             report.unchanged += 1
@@ -395,6 +429,9 @@ def build_site(
                     selection,
                     page_seconds,
                     _shown(source.name, redactor),
+                    out if search else None,
+                    page,
+                    fields,
                 ),
             )
         )
@@ -435,11 +472,26 @@ def build_site(
 
     # 5. indexes, then the manifest
     projects = _group(records.values(), planned, forks)
+    search_href = "search.html" if search else None
     for key, proj in projects.items():
-        _write_checked(out / key / "index.html", render_project_index(proj, options), redactor)
+        _write_checked(
+            out / key / "index.html",
+            render_project_index(proj, options, search_href=search_href and "../" + search_href),
+            redactor,
+        )
     _write_checked(
-        out / "index.html", render_root_index(list(projects.values()), options), redactor
+        out / "index.html",
+        render_root_index(list(projects.values()), options, search_href=search_href),
+        redactor,
     )
+    if search and (
+        report.rendered
+        or report.removed
+        or report.failed
+        or not (out / "search" / "meta.js").is_file()
+        or not (out / "search.html").is_file()
+    ):
+        _write_search(out, records.values(), fields, redactor)
     for old_folder in {Path(prev.page).parent for prev in old.values()}:
         _remove_if_only_index(out / old_folder, set(projects))
     if redactor is not None:  # the names of everything written, gated like the pages
@@ -451,6 +503,35 @@ def build_site(
     report.projects = len(projects)
     report.sessions = len(records)
     return report
+
+
+def _write_search(
+    out: Path, records: Iterable[SessionRecord], fields: frozenset[str], redactor: Any
+) -> None:
+    """Merge the sessions' parts into the index the search page loads, and write the page."""
+    from ..page.render import render_search_page
+    from ..search.index import IndexedSession, build_index
+
+    gate = None
+    if redactor is not None:
+        from ..page.export import check_output
+
+        def gate(text: str, path: Path) -> None:
+            check_output(text, redactor, path)
+
+    shown = [f for f in FIELDS if f in fields]
+    sessions = [
+        IndexedSession(
+            r.page,
+            r.summary.get("title") or "",
+            r.summary.get("cwd") or "",
+            r.summary.get("started"),
+        )
+        for r in sorted(records, key=lambda r: r.page)
+        if r.error is None
+    ]
+    build_index(out, sessions, shown, gate)
+    _write_checked(out / "search.html", render_search_page(shown), redactor)
 
 
 def _basename(path: str) -> str:

@@ -1,0 +1,233 @@
+"""The search index a site ships: data loaded by ``search.html`` as classic scripts.
+
+``file://`` pages may not fetch, import modules or run WebAssembly, but they may load a
+``<script src>`` from their own folder. So every index file is a script that hands one
+JSON value to ``piexportSearch`` — data, never markup — and the page loads only the files
+a query needs:
+
+- ``search/meta.js``: the sessions (page, title, project, start), the tool, model and label
+  names, how many term shards there are, and the index's fields.
+- ``search/entries.js``: one small row per record (role, error, tool, model, label, time),
+  all records of a session together; what filters need without any text.
+- ``search/t/<n>.js``: term → record numbers (ascending, delta-coded in base 36). A term's
+  shard depends on its first two characters, so a prefix needs one shard.
+- ``search/d/<key>.js``: one session's records (entry id, DOM id, line, text), deflated
+  and base64-coded: loaded only for the sessions on screen, for snippets and phrases.
+
+Each session's part is written by the worker that renders its page (text from the session
+as shown: selected and redacted, checked by the output gate), with its terms in
+``.piexport-search/<key>.json``; a build that rendered or removed anything merges those
+into the shards, so a rebuild re-indexes only what changed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..output import write_atomic
+from ..read.model import JSON, Session
+from .records import ROLES, session_records
+from .tokens import term_shard, terms
+
+INDEX_VERSION = 1
+CACHE = ".piexport-search"
+SHARD_BYTES = 96_000
+"""Aim for term shards about this big (postings text), so a query loads little."""
+
+
+def session_key(page: str) -> str:
+    """A stable, file-name-safe key for a session's index files: from its page path."""
+    return hashlib.sha1(page.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def script(call: str, *args: Any) -> str:
+    """``piexportSearch.<call>(args…);`` — JSON arguments, line separators escaped."""
+    body = ",".join(orjson.dumps(a).decode() for a in args)
+    body = body.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return f"piexportSearch.{call}({body});\n"
+
+
+_CALL = re.compile(rb"\ApiexportSearch\.(\w+)\((.*)\);\n?\Z", re.S)
+
+
+def read_script(path: Path) -> tuple[str, list[Any]]:
+    """The call and arguments of an index file (``piexport search --site``)."""
+    m = _CALL.match(path.read_bytes())
+    if not m:
+        msg = f"{path}: not a piexport search index file"
+        raise ValueError(msg)
+    return m[1].decode(), orjson.loads(b"[" + m[2] + b"]")
+
+
+def unpack_docs(data: str) -> list[list[Any]]:
+    rows: list[list[Any]] = orjson.loads(zlib.decompress(base64.b64decode(data)))
+    return rows
+
+
+def write_session_index(
+    session: Session,
+    out: Path,
+    page: str,
+    fields: frozenset[str] | None = None,
+    gate: Any = None,
+) -> None:
+    """Write one session's part of the index (in the worker that rendered its page).
+
+    ``gate(text, path)`` is the output gate when redacting: it sees the text before it is
+    deflated, so nothing it would stop hides inside the compressed data."""
+    key = session_key(page)
+    records = session_records(session, fields)
+    lines = {e.id: e.line for e in session.entries}
+    docs = [[r.entry_id, r.dom, lines.get(r.entry_id, 0), r.text] for r in records]
+    rows = [
+        [
+            ROLES.index(r.role),
+            r.tool,
+            r.model,
+            r.label,
+            r.time,
+            int(r.error),
+            " ".join(dict.fromkeys(terms(r.text))),
+        ]
+        for r in records
+    ]
+    docs_json = orjson.dumps(docs)
+    rows_json = orjson.dumps({"v": INDEX_VERSION, "page": page, "rows": rows})
+    if gate is not None:
+        gate(docs_json.decode("utf-8", "replace"), out / "search" / "d" / f"{key}.js")
+        gate(rows_json.decode("utf-8", "replace"), out / CACHE / f"{key}.json")
+    packed = base64.b64encode(zlib.compress(docs_json, 6)).decode("ascii")
+    write_atomic(out / "search" / "d" / f"{key}.js", script("docs", key, packed))
+    write_atomic(out / CACHE / f"{key}.json", rows_json.decode())
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedSession:
+    page: str
+    title: str
+    project: str
+    started: int | None
+
+
+def _b36(n: int) -> str:
+    if n == 0:
+        return "0"
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = []
+    while n:
+        n, r = divmod(n, 36)
+        out.append(digits[r])
+    return "".join(reversed(out))
+
+
+def encode_postings(numbers: Iterable[int]) -> str:
+    out, prev = [], 0
+    for n in numbers:
+        out.append(_b36(n - prev))
+        prev = n
+    return ",".join(out)
+
+
+def decode_postings(text: str) -> list[int]:
+    out, at = [], 0
+    for part in text.split(","):
+        at += int(part, 36)
+        out.append(at)
+    return out
+
+
+def build_index(
+    out: Path, sessions: Sequence[IndexedSession], fields: Sequence[str], gate: Any = None
+) -> int:
+    """Merge every session's part into meta, entries and term shards; remove what is stale.
+
+    ``gate(text, path)``, when redacting, sees every file before it is written. Returns the
+    number of records indexed."""
+
+    def write(path: Path, data: str) -> None:
+        if gate is not None:
+            gate(data, path)
+        write_atomic(path, data)
+
+    postings: dict[str, list[int]] = {}
+    kinds: list[int] = []
+    tools: list[int] = []
+    models: list[int] = []
+    labels: list[int] = []
+    times: list[int] = []
+    names: dict[str, dict[str, int]] = {"tool": {"": 0}, "model": {"": 0}, "label": {"": 0}}
+    meta_sessions: list[JSON] = []
+    keys: set[str] = set()
+    n = 0
+    last_minute = 0
+    for s in sessions:
+        key = session_key(s.page)
+        try:
+            part = orjson.loads((out / CACHE / f"{key}.json").read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            continue  # a page that failed to render has no part
+        if not isinstance(part, dict) or part.get("v") != INDEX_VERSION:
+            continue
+        keys.add(key)
+        meta_sessions.append(
+            {"h": s.page, "t": s.title, "p": s.project, "d": s.started, "k": key, "n": n}
+        )
+        for role, tool, model, label, when, error, words in part["rows"]:
+            kinds.append(role * 2 + error)
+            tools.append(names["tool"].setdefault(tool, len(names["tool"])))
+            models.append(names["model"].setdefault(model, len(names["model"])))
+            labels.append(names["label"].setdefault(label, len(names["label"])))
+            minute = when // 60_000 if isinstance(when, int) else 0
+            times.append(minute - last_minute)
+            last_minute = minute
+            for t in words.split(" ") if words else ():
+                postings.setdefault(t, []).append(n)
+            n += 1
+    total = sum(len(t) + 3 * len(p) for t, p in postings.items())
+    shards = 16
+    while shards < 4096 and total / shards > SHARD_BYTES:
+        shards *= 2
+    by_shard: list[dict[str, str]] = [{} for _ in range(shards)]
+    for t in sorted(postings):
+        by_shard[term_shard(t, shards)][t] = encode_postings(postings[t])
+    search = out / "search"
+    for i, part in enumerate(by_shard):
+        write(search / "t" / f"{i}.js", script("terms", i, part))
+    for stale in (search / "t").glob("*.js"):
+        if not stale.stem.isdigit() or int(stale.stem) >= shards:
+            stale.unlink()
+    for folder, suffix in ((search / "d", ".js"), (out / CACHE, ".json")):
+        for stale in folder.glob(f"*{suffix}") if folder.is_dir() else ():
+            if stale.name.removesuffix(suffix) not in keys:
+                stale.unlink()
+    write(
+        search / "entries.js",
+        script("entries", {"k": kinds, "t": tools, "m": models, "l": labels, "w": times}),
+    )
+    write(
+        search / "meta.js",
+        script(
+            "meta",
+            {
+                "v": INDEX_VERSION,
+                "sessions": meta_sessions,
+                "tools": list(names["tool"]),
+                "models": list(names["model"]),
+                "labels": list(names["label"]),
+                "roles": list(ROLES),
+                "shards": shards,
+                "fields": list(fields),
+                "records": n,
+            },
+        ),
+    )
+    return n

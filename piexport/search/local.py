@@ -1,0 +1,150 @@
+"""``piexport search``: the query language over a sessions folder, or over a built site."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..read.loader import load_session
+from ..read.model import JSON
+from .index import read_script, unpack_docs
+from .query import Candidate, Query, candidate, search, snippet_line
+from .records import ROLES, session_records
+from .tokens import terms
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    path: str
+    """The session file (folder search) or the page (site search)."""
+    line: int
+    entry_id: str
+    dom: str
+    role: str
+    tool: str
+    time: int | None
+    title: str
+    text: str
+
+    def as_json(self, q: Query) -> JSON:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "entryId": self.entry_id,
+            "anchor": self.dom,
+            "role": self.role,
+            "tool": self.tool,
+            "time": self.time,
+            "session": self.title,
+            "snippet": snippet_line(self.text, q, 200, lambda s: s),
+        }
+
+
+def _folder(root: Path, fields: frozenset[str] | None) -> Iterator[tuple[str, str, list[JSON]]]:
+    from ..site.build import discover
+
+    for path in discover(root):
+        try:
+            session = load_session(path)
+        except Exception:
+            continue
+        lines = {e.id: e.line for e in session.entries}
+        rows = [
+            {
+                "id": r.entry_id,
+                "dom": r.dom,
+                "line": lines.get(r.entry_id, 0),
+                "role": r.role,
+                "tool": r.tool,
+                "model": r.model,
+                "label": r.label,
+                "time": r.time,
+                "error": r.error,
+                "text": r.text,
+                "project": session.cwd or "",
+            }
+            for r in session_records(session, fields)
+        ]
+        yield str(path), session.title or path.name, rows
+
+
+def _site(site: Path) -> Iterator[tuple[str, str, list[JSON]]]:
+    _, (meta,) = read_script(site / "search" / "meta.js")
+    _, (entries,) = read_script(site / "search" / "entries.js")
+    minute = 0
+    for i, s in enumerate(meta["sessions"]):
+        end = meta["sessions"][i + 1]["n"] if i + 1 < len(meta["sessions"]) else meta["records"]
+        _, (_, packed) = read_script(site / "search" / "d" / f"{s['k']}.js")
+        docs = unpack_docs(packed)
+        rows = []
+        for r in range(s["n"], end):
+            minute += entries["w"][r]
+            entry_id, dom, line, text = docs[r - s["n"]]
+            rows.append(
+                {
+                    "id": entry_id,
+                    "dom": dom,
+                    "line": line,
+                    "role": ROLES[entries["k"][r] >> 1],
+                    "tool": meta["tools"][entries["t"][r]],
+                    "model": meta["models"][entries["m"][r]],
+                    "label": meta["labels"][entries["l"][r]],
+                    "time": minute * 60_000 if minute else None,
+                    "error": bool(entries["k"][r] & 1),
+                    "text": text,
+                    "project": s["p"] or "",
+                }
+            )
+        yield str(site / s["h"]), s["t"], rows
+
+
+def run_search(
+    q: Query,
+    root: Path | None = None,
+    site: Path | None = None,
+    fields: frozenset[str] | None = None,
+) -> tuple[list[list[Result]], bool]:
+    """Results grouped per session, best first, and whether every word matched."""
+    sessions = list(_site(site) if site is not None else _folder(root or Path("."), fields))
+    cands: list[tuple[int, int, Candidate]] = []
+    for s, (_, _, rows) in enumerate(sessions):
+        for r, row in enumerate(rows):
+            cands.append(
+                (
+                    s,
+                    r,
+                    candidate(
+                        terms(row["text"]),
+                        row["text"],
+                        row["role"],
+                        row["tool"],
+                        row["model"],
+                        row["label"],
+                        row["time"],
+                        row["error"],
+                        row["project"],
+                    ),
+                )
+            )
+    groups, complete = search(cands, q)
+    out = []
+    for g in groups:
+        path, title, rows = sessions[g[0].session]
+        out.append(
+            [
+                Result(
+                    path,
+                    rows[h.record]["line"],
+                    rows[h.record]["id"],
+                    rows[h.record]["dom"],
+                    rows[h.record]["role"],
+                    rows[h.record]["tool"],
+                    rows[h.record]["time"],
+                    title,
+                    rows[h.record]["text"],
+                )
+                for h in g
+            ]
+        )
+    return out, complete

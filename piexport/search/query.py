@@ -1,0 +1,291 @@
+"""The query language, and the matcher ``piexport search`` runs over records.
+
+``static/search.js`` parses and matches the same way; tests run both on one archive.
+
+- words: every word must match (case- and accent-insensitive); the last word also matches
+  as a prefix unless the query ends in a space. When no entry has every word, entries with
+  some of them are shown instead, most words first.
+- ``"exact phrase"``: the words in this order, nothing but spaces or punctuation between
+  them. A word made of several parts (``coupon_rounding``, ``v1.2``, ``优惠券``) is a phrase too.
+- ``-word`` / ``-"a phrase"``: leave out entries that have it.
+- filters: ``project:`` ``model:`` ``label:`` (part of the value), ``role:`` ``tool:`` (the
+  name), ``after:DATE`` (on or after), ``before:DATE`` (before), ``is:error``. Values may be
+  quoted. The same filter twice means either; different filters must all hold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from .tokens import fold, fold_map, run_terms, runs
+
+FILTERS = ("project", "model", "role", "tool", "label", "after", "before", "is")
+
+_ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One query item that must (or, with ``exclude``, must not) match."""
+
+    runs: tuple[tuple[str, bool], ...]
+    """(folded run, spaceless) in order."""
+    prefix: bool = False
+    exclude: bool = False
+
+    @property
+    def terms(self) -> list[str]:
+        out: list[str] = []
+        for run, spaceless in self.runs:
+            out.extend(run_terms(run, spaceless))
+        return out
+
+    @property
+    def is_phrase(self) -> bool:
+        """Needs the text to confirm it (several runs, or a spaceless run of 3+)."""
+        return len(self.runs) > 1 or any(s and len(r) > 2 for r, s in self.runs)
+
+
+@dataclass(slots=True)
+class Query:
+    words: list[Word] = field(default_factory=list)
+    filters: dict[str, list[str]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def positive(self) -> list[Word]:
+        return [w for w in self.words if not w.exclude]
+
+    @property
+    def empty(self) -> bool:
+        return not self.positive and not self.filters
+
+
+def day_ms(text: str) -> int | None:
+    """``YYYY-MM-DD`` (or ``YYYY-MM``, ``YYYY``) as the start of that day in UTC."""
+    m = re.fullmatch(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?", text)
+    if not m:
+        return None
+    try:
+        d = datetime(int(m[1]), int(m[2] or 1), int(m[3] or 1), tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    return int(d.timestamp() * 1000)
+
+
+def parse(text: str) -> Query:
+    q = Query()
+    last_can = -1
+    for m in _ITEM.finditer(text):
+        minus, key, quoted, bare = m.groups()
+        value = quoted if quoted is not None else bare
+        if key is not None and key.lower() in FILTERS and not minus:
+            key = key.lower()
+            if key in ("after", "before") and day_ms(value) is None:
+                q.errors.append(f"{key}: wants a date like 2025-03-04, not {value!r}")
+                continue
+            if key == "is" and fold(value) != "error":
+                q.errors.append(f"is: knows only is:error, not {value!r}")
+                continue
+            q.filters.setdefault(key, []).append(fold(value))
+            continue
+        if key is not None:  # not a filter: the colon is part of the words
+            value = m.group(0)[len(minus) :]
+            if value.startswith('"'):
+                value = value.strip('"')
+        folded = tuple(runs(fold(value)))
+        if not folded:
+            continue
+        can = quoted is None and not minus and len(folded) == 1 and not folded[0][1]
+        q.words.append(Word(folded, prefix=can and len(folded[0][0]) >= 2, exclude=bool(minus)))
+        last_can = len(q.words) - 1 if can else -1
+    # only the last word is a prefix, and only while it is still being typed
+    for i, w in enumerate(q.words):
+        if w.prefix and (i != last_can or text[-1:].isspace()):
+            q.words[i] = Word(w.runs, prefix=False, exclude=w.exclude)
+    return q
+
+
+def phrase_pattern(word: Word) -> re.Pattern[str]:
+    """The word's runs in order in folded text, separated by anything but letters and digits."""
+    return re.compile(r"[\W_]*".join(re.escape(r) for r, _ in word.runs))
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What the matcher needs about one record."""
+
+    terms: frozenset[str]
+    folded: str
+    role: str
+    tools: tuple[str, ...]
+    model: str
+    label: str
+    time: int | None
+    error: bool
+    project: str
+
+
+def has_word(c: Candidate, w: Word) -> bool:
+    if w.prefix:
+        stem = w.runs[0][0]
+        return any(t.startswith(stem) for t in c.terms)
+    if not all(t in c.terms for t in w.terms):
+        return False
+    return not w.is_phrase or phrase_pattern(w).search(c.folded) is not None
+
+
+def passes_filters(c: Candidate, filters: dict[str, list[str]]) -> bool:
+    for key, values in filters.items():
+        if key == "project" and not any(v in c.project for v in values):
+            return False
+        if key == "model" and not any(v in c.model for v in values):
+            return False
+        if key == "label" and not any(v in c.label for v in values):
+            return False
+        if key == "role" and c.role not in values:
+            return False
+        if key == "tool" and not any(v in c.tools for v in values):
+            return False
+        if key == "is" and not c.error:
+            return False
+        if key == "after":
+            start = max(day_ms(v) or 0 for v in values)
+            if not c.time or c.time < start:
+                return False
+        if key == "before":
+            end = min(day_ms(v) or 0 for v in values)
+            if not c.time or c.time >= end:
+                return False
+    return True
+
+
+def score(c: Candidate, q: Query) -> int | None:
+    """Words matched (None: leave the record out). Excluded words and filters are hard."""
+    if not passes_filters(c, q.filters):
+        return None
+    if any(has_word(c, w) for w in q.words if w.exclude):
+        return None
+    return sum(1 for w in q.positive if has_word(c, w))
+
+
+def adjacent(c: Candidate, q: Query) -> bool:
+    """All the query's words, in order, as one phrase: ranks first within a session."""
+    pos = q.positive
+    if len(pos) < 2:
+        return False
+    joined = Word(tuple(r for w in pos for r in w.runs))
+    return phrase_pattern(joined).search(c.folded) is not None
+
+
+@dataclass(slots=True)
+class Hit:
+    session: int
+    record: int
+    words: int
+    adjacent: bool
+    time: int
+
+
+def search(
+    candidates: Sequence[tuple[int, int, Candidate]], q: Query
+) -> tuple[list[list[Hit]], bool]:
+    """Hits grouped per session, best first, and whether every word matched (else: some).
+
+    ``candidates`` are (session number, record number, candidate). Groups: most words
+    first, then the newest hit; hits in a group: phrase first, most words, newest."""
+    need = len(q.positive)
+    hits: list[Hit] = []
+    for s, r, c in candidates:
+        n = score(c, q)
+        if n is None or (need and n == 0):
+            continue
+        hits.append(Hit(s, r, n, adjacent(c, q), c.time or 0))
+    full = [h for h in hits if h.words == need]
+    complete = bool(full) or not need
+    return group(full if complete else hits), complete
+
+
+def group(hits: Iterable[Hit]) -> list[list[Hit]]:
+    groups: dict[int, list[Hit]] = {}
+    for h in hits:
+        groups.setdefault(h.session, []).append(h)
+    out = list(groups.values())
+    for g in out:
+        g.sort(key=lambda h: (-int(h.adjacent), -h.words, -h.time, h.record))
+    out.sort(key=lambda g: (-max(h.words for h in g), -max(h.time for h in g), g[0].session))
+    return out
+
+
+def snippet(text: str, q: Query, width: int = 200) -> tuple[str, list[tuple[int, int]]]:
+    """A window of ``text`` around the first match, and the matched spans inside it."""
+    folded, where = fold_map(text)
+    spans: list[tuple[int, int]] = []
+    for w in q.positive:
+        pat = re.compile(re.escape(w.runs[0][0])) if w.prefix else phrase_pattern(w)
+        for m in pat.finditer(folded):
+            if m.end() > m.start():
+                spans.append((where[m.start()], where[m.end() - 1] + 1))
+    spans.sort()
+    first = spans[0][0] if spans else 0
+    start = max(0, first - width // 3)
+    nl = text.rfind("\n", start, first)
+    if nl != -1:
+        start = nl + 1
+    end = min(len(text), start + width)
+    inside = [
+        (max(a, start) - start, min(b, end) - start) for a, b in spans if a < end and b > start
+    ]
+    merged: list[tuple[int, int]] = []
+    for a, b in inside:
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return text[start:end], merged
+
+
+def snippet_line(
+    text: str,
+    q: Query,
+    width: int,
+    mark: Callable[[str], str],
+    plain: Callable[[str], str] = lambda s: s,
+) -> str:
+    """The snippet on one line: each match through ``mark``, the rest through ``plain``."""
+    part, spans = snippet(" ".join(text.split()) if len(text) < 100_000 else text, q, width)
+    out, at = [], 0
+    for a, b in spans:
+        out += [plain(part[at:a]), mark(part[a:b])]
+        at = b
+    out.append(plain(part[at:]))
+    return " ".join("".join(out).split(" "))
+
+
+def candidate(
+    record_terms: Iterable[str],
+    text: str,
+    role: str,
+    tool: str,
+    model: str,
+    label: str,
+    time: int | None,
+    error: bool,
+    project: str,
+) -> Candidate:
+    if time:  # the index keeps minutes: rank and filter the same on either side
+        time = time // 60_000 * 60_000
+    return Candidate(
+        frozenset(record_terms),
+        fold(text),
+        role,
+        tuple(fold(tool).split()),
+        fold(model),
+        fold(label),
+        time,
+        error,
+        fold(project),
+    )

@@ -1,0 +1,205 @@
+"""What search indexes: one record per searchable part of an entry, on every branch.
+
+An assistant message gives up to three records (its text, its thinking, its tool calls), a
+tool result one (``output``), a ``!`` command two (the command as ``tool``, its output as
+``output``). Summaries, custom messages, labels and session names are records too. Image
+data, thinking signatures and ids are never text; words longer than ``tokens.MAX_WORD``
+(base64, hashes) are left out when the text is split into terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..page.ansi import strip_ansi
+from ..page.view import dom_ids
+from ..read.jsonutil import finite_number
+from ..read.model import Entry, Session, content_text
+from ..read.tree import timestamp_ms
+
+ROLES = (
+    "user",
+    "assistant",
+    "thinking",
+    "tool",
+    "output",
+    "summary",
+    "custom",
+    "label",
+    "name",
+    "other",
+)
+"""Every ``role:`` a record can have (the first six are the issue's; the rest are kinds)."""
+
+FIELDS = ("user", "assistant", "thinking", "tool", "output", "summary", "custom", "label", "name")
+"""What ``--search-fields`` chooses from; ``other`` (unknown entry kinds) goes with custom."""
+
+MAX_RECORD_CHARS = 2_000_000
+"""Text past this in one record is not indexed (the page still shows all of it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    entry_id: str
+    dom: str
+    """The entry's DOM id on its page: the result links to ``page#dom``."""
+    role: str
+    tool: str
+    model: str
+    """``provider/model`` in use at this entry (the assistant's own, else the last seen)."""
+    time: int | None
+    """Milliseconds since the epoch."""
+    error: bool
+    label: str
+    text: str
+
+
+def _s(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _clean(text: str) -> str:
+    """Lone surrogates (a JSON ``\\ud800`` escape) as U+FFFD: index files are UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
+
+
+def _arg_text(value: Any, out: list[str], depth: int = 0) -> None:
+    """The values of a tool call's arguments, in order (keys are the tool's, not the user's)."""
+    if depth > 50:
+        return
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            _arg_text(v, out, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            _arg_text(v, out, depth + 1)
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, int | float):
+        n = finite_number(value)
+        if n is not None:
+            out.append(str(value))
+
+
+def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
+    """(role, tool, text, error) of each searchable part of one entry."""
+    raw = entry.raw
+    kind = entry.type
+    if kind == "message":
+        msg = raw.get("message")
+        msg = msg if isinstance(msg, Mapping) else {}
+        role = msg.get("role")
+        content = msg.get("content")
+        if role == "user":
+            yield "user", "", content_text(content), False
+        elif role == "assistant":
+            failed = msg.get("stopReason") in ("error", "aborted")
+            texts, thinking, calls = [], [], []
+            tools: list[str] = []
+            for block in content if isinstance(content, list) else []:
+                if not isinstance(block, Mapping):
+                    continue
+                t = block.get("type")
+                if t == "text":
+                    texts.append(_s(block.get("text")))
+                elif t == "thinking":
+                    thinking.append(_s(block.get("thinking")))
+                elif t == "toolCall":
+                    name = _s(block.get("name"))
+                    tools.append(name)
+                    parts = [name]
+                    _arg_text(block.get("arguments"), parts)
+                    calls.append("\n".join(parts))
+            if isinstance(content, str):
+                texts.append(content)
+            error = _s(msg.get("errorMessage"))
+            if texts or error or failed:
+                yield "assistant", "", "\n\n".join([*texts, error]).strip("\n"), failed
+            if thinking:
+                yield "thinking", "", "\n\n".join(thinking), False
+            if calls:
+                yield "tool", " ".join(dict.fromkeys(tools)), "\n\n".join(calls), False
+        elif role == "toolResult":
+            yield (
+                "output",
+                _s(msg.get("toolName")),
+                strip_ansi(
+                    _blocks(content) if isinstance(content, list) else content_text(content)
+                ),
+                msg.get("isError") is True,
+            )
+        elif role == "bashExecution":
+            code = msg.get("exitCode")
+            failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
+            yield "tool", "bash", _s(msg.get("command")), False
+            yield "output", "bash", strip_ansi(_s(msg.get("output"))), failed
+        elif role in ("branchSummary", "compactionSummary"):
+            yield "summary", "", _s(msg.get("summary")), False
+        else:  # custom and unknown roles
+            yield (
+                "custom",
+                "",
+                _blocks(content) if isinstance(content, list) else _s(content),
+                False,
+            )
+    elif kind in ("compaction", "branch_summary"):
+        yield "summary", "", _s(raw.get("summary")), False
+    elif kind == "custom_message":
+        content = raw.get("content")
+        text = _blocks(content) if isinstance(content, list) else _s(content)
+        yield "custom", "", "\n".join(filter(None, [_s(raw.get("customType")), text])), False
+    elif kind == "label":
+        yield "label", "", _s(raw.get("label")), False
+    elif kind == "session_info":
+        yield "name", "", _s(raw.get("name")), False
+    elif kind not in ("model_change", "thinking_level_change", "custom"):
+        values: list[str] = []
+        _arg_text({k: v for k, v in raw.items() if k not in ("id", "parentId", "type")}, values)
+        yield "other", "", "\n".join(values), False
+
+
+def _blocks(content: list[Any]) -> str:
+    """Text blocks joined by blank lines (images are data, not text)."""
+    return "\n\n".join(
+        b["text"]
+        for b in content
+        if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    )
+
+
+def session_records(session: Session, fields: frozenset[str] | None = None) -> list[Record]:
+    """Every searchable part of every entry, in file order (all branches)."""
+    doms = dom_ids(session)
+    out: list[Record] = []
+    model = ""
+    for e in session.entries:
+        raw = e.raw
+        if e.type == "model_change":
+            model = "/".join(filter(None, [_s(raw.get("provider")), _s(raw.get("modelId"))]))
+        msg = raw.get("message") if e.type == "message" else None
+        own = model
+        if isinstance(msg, Mapping) and msg.get("role") == "assistant":
+            own = "/".join(filter(None, [_s(msg.get("provider")), _s(msg.get("model"))])) or model
+            model = own
+        when = timestamp_ms(e.timestamp)
+        label = session.labels.get(e.id, "")
+        for role, tool, text, error in _parts(e):
+            wanted = role if role != "other" else "custom"
+            if fields is not None and wanted not in fields:
+                continue
+            if not text.strip() and not error and not label:
+                continue
+            out.append(
+                Record(
+                    e.id, doms[e.id], role, tool, own, when, error, label, text[:MAX_RECORD_CHARS]
+                )
+            )
+    return out

@@ -1,0 +1,478 @@
+/* piexport archive search: runs on search.html from file:// with nothing else running.
+ *
+ * The index is data: every search/*.js file calls piexportSearch.<kind>(json). Only the
+ * files a query needs are loaded (meta and entries once, a term shard per word, one
+ * session's texts per session on screen). Results are built with createElement and
+ * textContent only; session text never becomes markup.
+ *
+ * The rules (fold, tokens, shards, query language, ranking) are piexport/search/*.py's;
+ * a browser test runs both on one archive and compares.
+ */
+(function () {
+  "use strict";
+  var box = document.getElementById("search-box");
+  var out = document.getElementById("results");
+  var status = document.getElementById("search-status");
+  if (!box || !out || !status) return;
+
+  // ---- loading index files (classic scripts: file:// allows them, fetch is blocked)
+  var policy = {
+    createScriptURL: function (u) {
+      if (!/^search\/(meta|entries|t\/\d+|d\/[0-9a-f]{16})\.js$/.test(u)) throw new Error("not an index file: " + u);
+      return u;
+    }
+  };
+  if (window.trustedTypes && window.trustedTypes.createPolicy) {
+    policy = window.trustedTypes.createPolicy("piexport-search", policy);
+  }
+  var data = { meta: null, entries: null, terms: {}, docs: {} };
+  var loading = {};
+  window.piexportSearch = {
+    meta: function (m) { data.meta = m; },
+    entries: function (e) { data.entries = e; },
+    terms: function (n, t) { data.terms[n] = t; },
+    docs: function (k, d) { data.docs[k] = d; }
+  };
+  function load(name) {
+    if (loading[name]) return loading[name];
+    loading[name] = new Promise(function (resolve, reject) {
+      var s = document.createElement("script");
+      s.src = policy.createScriptURL("search/" + name + ".js");
+      s.onload = function () { resolve(); };
+      s.onerror = function () { delete loading[name]; reject(new Error("search/" + name + ".js is missing: build the site again")); };
+      document.head.appendChild(s);
+    });
+    return loading[name];
+  }
+
+  // ---- words (tokens.py)
+  var NS = "\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f" +
+    "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\\u{20000}-\\u{3134f}";
+  var NOSPACE_START = new RegExp("^[" + NS + "]", "u");
+  var MAX_WORD = 40;
+  var foldCache = new Map();
+  function foldChar(c) {
+    var f = foldCache.get(c);
+    if (f === undefined) {
+      f = c.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().normalize("NFC");
+      foldCache.set(c, f);
+    }
+    return f;
+  }
+  function fold(s) {
+    if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase();
+    var r = "";
+    for (var ch of s) r += foldChar(ch);
+    return r;
+  }
+  // folded text and, per folded UTF-16 unit, the index of the source unit it came from
+  function foldMap(s) {
+    var r = "", where = [], i = 0;
+    for (var ch of s) {
+      var f = ch.charCodeAt(0) < 128 ? ch.toLowerCase() : foldChar(ch);
+      r += f;
+      for (var j = 0; j < f.length; j++) where.push(i);
+      i += ch.length;
+    }
+    where.push(i);
+    return { text: r, where: where };
+  }
+  function runs(folded) {
+    var re = new RegExp("[" + NS + "]+|(?:(?![" + NS + "])[\\p{L}\\p{N}])+", "gu");
+    var list = [], m;
+    while ((m = re.exec(folded))) list.push([m[0], NOSPACE_START.test(m[0])]);
+    return list;
+  }
+  function runTerms(run, spaceless) {
+    var cps = Array.from(run);
+    if (!spaceless) return cps.length <= MAX_WORD ? [run] : [];
+    if (cps.length === 1) return [run];
+    var t = [];
+    for (var i = 0; i + 1 < cps.length; i++) t.push(cps[i] + cps[i + 1]);
+    return t;
+  }
+  function termShard(term, shards) {
+    var h = 0x811c9dc5, cps = Array.from(term).slice(0, 2);
+    for (var i = 0; i < cps.length; i++) h = Math.imul(h ^ cps[i].codePointAt(0), 0x01000193) >>> 0;
+    return h % shards;
+  }
+  function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
+
+  // ---- the query language (query.py)
+  var FILTERS = ["project", "model", "role", "tool", "label", "after", "before", "is"];
+  function dayMs(text) {
+    var m = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$/.exec(text);
+    if (!m) return null;
+    var y = +m[1], mo = m[2] ? +m[2] : 1, d = m[3] ? +m[3] : 1;
+    if (mo < 1 || mo > 12 || d < 1) return null;
+    var ms = Date.UTC(y, mo - 1, d);
+    if (new Date(ms).getUTCDate() !== d) return null;
+    return ms;
+  }
+  function parse(text) {
+    var q = { words: [], filters: {}, errors: [] }, lastCan = -1;
+    var re = /(-?)(?:([A-Za-z]+):)?(?:"([^"]*)"?|(\S+))/g, m, items = [];
+    while ((m = re.exec(text))) { items.push(m); if (m[0] === "") re.lastIndex++; }
+    items.forEach(function (m) {
+      var minus = m[1], key = m[2], quoted = m[3], bare = m[4];
+      var value = quoted !== undefined ? quoted : bare;
+      if (key !== undefined && FILTERS.indexOf(key.toLowerCase()) >= 0 && !minus) {
+        key = key.toLowerCase();
+        if ((key === "after" || key === "before") && dayMs(value) === null) {
+          q.errors.push(key + ": wants a date like 2025-03-04, not '" + value + "'"); return;
+        }
+        if (key === "is" && fold(value) !== "error") { q.errors.push("is: knows only is:error, not '" + value + "'"); return; }
+        (q.filters[key] = q.filters[key] || []).push(fold(value));
+        return;
+      }
+      if (key !== undefined) {
+        value = m[0].slice(minus.length);
+        if (value.charAt(0) === '"') value = value.replace(/^"+|"+$/g, "");
+      }
+      var rs = runs(fold(value));
+      if (!rs.length) return;
+      var can = quoted === undefined && !minus && rs.length === 1 && !rs[0][1];
+      q.words.push(word(rs, can && Array.from(rs[0][0]).length >= 2, !!minus));
+      lastCan = can ? q.words.length - 1 : -1;
+    });
+    // only the last word is a prefix, and only while it is still being typed
+    var endsInSpace = /\s$/.test(text);
+    q.words.forEach(function (w, i) { if (w.prefix && (i !== lastCan || endsInSpace)) w.prefix = false; });
+    return q;
+  }
+  function word(rs, prefix, exclude) {
+    var terms = [];
+    rs.forEach(function (r) { terms = terms.concat(runTerms(r[0], r[1])); });
+    var phrase = rs.length > 1 || rs.some(function (r) { return r[1] && Array.from(r[0]).length > 2; });
+    return { runs: rs, prefix: prefix, exclude: exclude, terms: terms, phrase: phrase,
+      re: new RegExp(rs.map(function (r) { return escapeRe(r[0]); }).join("[^\\p{L}\\p{N}]*"), "u") };
+  }
+
+  // ---- matching
+  function postings(text) {
+    var out = [], at = 0, parts = text.split(",");
+    for (var i = 0; i < parts.length; i++) { at += parseInt(parts[i], 36); out.push(at); }
+    return out;
+  }
+  var postingCache = new Map();
+  function termSet(term) {  // record numbers holding one term
+    var key = "=" + term;
+    if (postingCache.has(key)) return postingCache.get(key);
+    var shard = data.terms[termShard(term, data.meta.shards)];
+    var set = shard && Object.prototype.hasOwnProperty.call(shard, term) ? postings(shard[term]) : [];
+    postingCache.set(key, set);
+    return set;
+  }
+  function prefixSet(stem) {
+    var key = "*" + stem;
+    if (postingCache.has(key)) return postingCache.get(key);
+    var shard = data.terms[termShard(stem, data.meta.shards)] || {}, all = new Set();
+    Object.keys(shard).forEach(function (t) {
+      if (t.lastIndexOf(stem, 0) === 0) postings(shard[t]).forEach(function (n) { all.add(n); });
+    });
+    var list = Array.from(all).sort(function (a, b) { return a - b; });
+    postingCache.set(key, list);
+    return list;
+  }
+  function wordSet(w) {  // records with every term of the word (phrases are checked on text later)
+    if (w.prefix) return new Set(prefixSet(w.runs[0][0]));
+    var sets = w.terms.map(termSet).sort(function (a, b) { return a.length - b.length; });
+    var result = new Set(sets[0]);
+    for (var i = 1; i < sets.length; i++) {
+      var next = new Set(sets[i]);
+      result.forEach(function (n) { if (!next.has(n)) result.delete(n); });
+    }
+    return result;
+  }
+  function shardsFor(q) {
+    var need = {};
+    q.words.forEach(function (w) {
+      (w.prefix ? [w.runs[0][0]] : w.terms).forEach(function (t) { need[termShard(t, data.meta.shards)] = true; });
+    });
+    return Object.keys(need).map(function (n) { return "t/" + n; });
+  }
+  var sessionOf = null, times = null;
+  function prepare() {  // per-record session and absolute minute, once
+    if (sessionOf) return;
+    var m = data.meta, e = data.entries, n = m.records;
+    sessionOf = new Int32Array(n); times = new Float64Array(n);
+    for (var s = 0; s < m.sessions.length; s++) {
+      var end = s + 1 < m.sessions.length ? m.sessions[s + 1].n : n;
+      for (var r = m.sessions[s].n; r < end; r++) sessionOf[r] = s;
+    }
+    var at = 0;
+    for (var i = 0; i < n; i++) { at += e.w[i]; times[i] = at * 60000; }
+  }
+  function passes(r, f) {
+    var e = data.entries, m = data.meta;
+    for (var key in f) {
+      var vs = f[key];
+      if (key === "project") { var p = fold(m.sessions[sessionOf[r]].p || ""); if (!vs.some(function (v) { return p.indexOf(v) >= 0; })) return false; }
+      else if (key === "model") { var mo = fold(m.models[e.m[r]]); if (!vs.some(function (v) { return mo.indexOf(v) >= 0; })) return false; }
+      else if (key === "label") { var l = fold(m.labels[e.l[r]]); if (!vs.some(function (v) { return l.indexOf(v) >= 0; })) return false; }
+      else if (key === "role") { if (vs.indexOf(m.roles[e.k[r] >> 1]) < 0) return false; }
+      else if (key === "tool") { var ts = fold(m.tools[e.t[r]]).split(" "); if (!vs.some(function (v) { return ts.indexOf(v) >= 0; })) return false; }
+      else if (key === "is") { if (!(e.k[r] & 1)) return false; }
+      else if (key === "after") { var a = Math.max.apply(null, vs.map(dayMs)); if (!times[r] || times[r] < a) return false; }
+      else if (key === "before") { var b = Math.min.apply(null, vs.map(dayMs)); if (!times[r] || times[r] >= b) return false; }
+    }
+    return true;
+  }
+  function run(q) {  // hits before any phrase is checked on text
+    prepare();
+    var pos = q.words.filter(function (w) { return !w.exclude; });
+    var neg = q.words.filter(function (w) { return w.exclude; });
+    var count = new Map(), n = data.meta.records, r;
+    if (pos.length) {
+      pos.forEach(function (w) { wordSet(w).forEach(function (x) { count.set(x, (count.get(x) || 0) + 1); }); });
+    } else {
+      for (r = 0; r < n; r++) count.set(r, 0);
+    }
+    var negSets = neg.map(function (w) { return { w: w, set: wordSet(w) }; });
+    var hits = [];
+    count.forEach(function (c, rec) {
+      if (!passes(rec, q.filters)) return;
+      var maybeOut = [];
+      for (var i = 0; i < negSets.length; i++) {
+        if (negSets[i].set.has(rec)) {
+          if (!negSets[i].w.phrase) return;
+          maybeOut.push(negSets[i].w);
+        }
+      }
+      hits.push({ r: rec, s: sessionOf[rec], words: c, time: times[rec] || 0, adjacent: false, check: maybeOut });
+    });
+    var full = hits.filter(function (h) { return h.words === pos.length; });
+    var complete = full.length > 0 || !pos.length;
+    return { groups: group(complete ? full : hits), complete: complete };
+  }
+  function group(hits) {
+    var by = new Map();
+    hits.forEach(function (h) { if (!by.has(h.s)) by.set(h.s, []); by.get(h.s).push(h); });
+    var groups = Array.from(by.values());
+    groups.forEach(sortHits);
+    groups.sort(function (a, b) {
+      return maxOf(b, "words") - maxOf(a, "words") || maxOf(b, "time") - maxOf(a, "time") || a[0].s - b[0].s;
+    });
+    return groups;
+  }
+  function maxOf(g, k) { var m = -Infinity; g.forEach(function (h) { if (h[k] > m) m = h[k]; }); return m; }
+  function sortHits(g) {
+    g.sort(function (a, b) { return (b.adjacent - a.adjacent) || (b.words - a.words) || (b.time - a.time) || (a.r - b.r); });
+  }
+
+  // ---- session texts: deflated JSON, opened with the browser's own DecompressionStream
+  var docCache = {};
+  function docs(key) {
+    if (docCache[key]) return docCache[key];
+    docCache[key] = load("d/" + key).then(function () {
+      var bin = atob(data.docs[key]), bytes = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+      return new Response(stream).text();
+    }).then(function (text) { delete data.docs[key]; return JSON.parse(text); });
+    return docCache[key];
+  }
+  function adjacentRe(q) {
+    var pos = q.words.filter(function (w) { return !w.exclude; });
+    if (pos.length < 2) return null;
+    var all = [];
+    pos.forEach(function (w) { all = all.concat(w.runs); });
+    return word(all, false, false).re;
+  }
+  // check phrases on the texts of one group's session: drop what fails, rank phrase first
+  function verify(g, q) {
+    var s = data.meta.sessions[g[0].s];
+    return docs(s.k).then(function (rows) {
+      var phrases = q.words.filter(function (w) { return !w.exclude && w.phrase; });
+      var adj = adjacentRe(q);
+      var kept = g.filter(function (h) {
+        var row = rows[h.r - s.n];
+        h.row = row;
+        var folded = fold(row[3]);
+        if (phrases.some(function (w) { return !w.prefix && !w.re.test(folded); })) return false;
+        if (h.check.some(function (w) { return w.re.test(folded); })) return false;
+        h.adjacent = adj ? adj.test(folded) : false;
+        return true;
+      });
+      sortHits(kept);
+      return kept;
+    });
+  }
+
+  // ---- showing results
+  var PAGE = 20, SHOWN_PER_SESSION = 5;
+  var current = 0;  // which query is on screen: a newer one stops older ones
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function snippet(text, q) {  // a window around the first match, matches marked
+    var fm = foldMap(text), spans = [];
+    q.words.forEach(function (w) {
+      if (w.exclude) return;
+      var re = new RegExp(w.prefix ? escapeRe(w.runs[0][0]) : w.re.source, "gu"), m;
+      while ((m = re.exec(fm.text))) {
+        if (m[0].length === 0) { re.lastIndex++; continue; }
+        spans.push([fm.where[m.index], fm.where[m.index + m[0].length - 1] + 1]);
+        if (spans.length > 200) break;
+      }
+    });
+    spans.sort(function (a, b) { return a[0] - b[0]; });
+    var first = spans.length ? spans[0][0] : 0;
+    var start = Math.max(0, first - 70);
+    var nl = text.lastIndexOf("\n", first);
+    if (nl >= start) start = nl + 1;
+    var end = Math.min(text.length, start + 220);
+    var frag = document.createDocumentFragment(), at = start;
+    if (start > 0) frag.appendChild(document.createTextNode("… "));
+    spans.forEach(function (sp) {
+      var a = Math.max(sp[0], at), b = Math.min(sp[1], end);
+      if (b <= a) return;
+      frag.appendChild(document.createTextNode(text.slice(at, a)));
+      frag.appendChild(el("mark", null, text.slice(a, b)));
+      at = b;
+    });
+    frag.appendChild(document.createTextNode(text.slice(at, end) + (end < text.length ? " …" : "")));
+    return frag;
+  }
+  function when(ms) {
+    if (!ms) return "";
+    var d = new Date(ms);
+    return d.toISOString().slice(0, 10);
+  }
+  function hitItem(h, s, q) {
+    var li = el("li", "hit");
+    var a = el("a", "hit-link");
+    a.href = s.h + "#" + h.row[1];
+    var role = data.meta.roles[data.entries.k[h.r] >> 1];
+    var tool = data.meta.tools[data.entries.t[h.r]];
+    a.appendChild(el("span", "hit-role role-" + role, role + (tool ? " · " + tool : "") + ((data.entries.k[h.r] & 1) ? " · error" : "")));
+    a.appendChild(el("span", "hit-when", when(h.time)));
+    var snip = el("span", "hit-snippet");
+    snip.appendChild(snippet(h.row[3], q));
+    a.appendChild(snip);
+    li.appendChild(a);
+    return li;
+  }
+  function groupSection(g, q) {
+    var s = data.meta.sessions[g[0].s];
+    var sec = el("section", "result-group");
+    var h2 = el("h2");
+    var a = el("a", null, s.t || "(untitled)");
+    a.href = s.h;
+    h2.appendChild(a);
+    sec.appendChild(h2);
+    sec.appendChild(el("p", "result-meta", [s.p || "", when(s.d), g.length + (g.length === 1 ? " match" : " matches")].filter(Boolean).join(" · ")));
+    var ol = el("ol", "hits");
+    g.slice(0, SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
+    sec.appendChild(ol);
+    if (g.length > SHOWN_PER_SESSION) {
+      var more = el("button", "more-hits", "Show all " + g.length + " matches in this session");
+      more.type = "button";
+      more.addEventListener("click", function () {
+        Promise.all(g.slice(SHOWN_PER_SESSION).map(function (h) { return h; })).then(function () {
+          g.slice(SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
+          more.remove();
+        });
+      });
+      sec.appendChild(more);
+    }
+    return sec;
+  }
+  function showPage(state, token) {
+    // verify groups in order until a page is full (phrases can empty a group)
+    var shown = 0, batch = [];
+    function nextBatch() {
+      if (token !== current) return Promise.resolve();
+      batch = state.groups.slice(state.next, state.next + PAGE);
+      state.next += batch.length;
+      if (!batch.length) return Promise.resolve();
+      return Promise.all(batch.map(function (g) { return verify(g, state.q); })).then(function (kept) {
+        if (token !== current) return;
+        kept.forEach(function (g) {
+          if (!g.length) { state.dropped++; return; }
+          state.list.appendChild(groupSection(g, state.q));
+          shown++;
+          state.shownGroups++;
+          state.shownHits += g.length;
+        });
+        if (shown < PAGE && state.next < state.groups.length) return nextBatch();
+      });
+    }
+    return nextBatch().then(function () {
+      if (token !== current) return;
+      state.more.hidden = state.next >= state.groups.length;
+      summary(state);
+    });
+  }
+  function summary(state) {
+    var total = state.groups.length - state.dropped, hits = 0;
+    state.groups.forEach(function (g) { hits += g.length; });
+    var pending = state.next < state.groups.length;
+    var text;
+    if (!total) text = "No matches.";
+    else if (state.phrases && pending) text = "Showing " + state.shownGroups + " sessions; up to " + total + " match (phrases are checked as results are shown).";
+    else if (state.phrases) text = state.shownHits + (state.shownHits === 1 ? " match" : " matches") + " in " + state.shownGroups + (state.shownGroups === 1 ? " session." : " sessions.");
+    else text = hits + (hits === 1 ? " match" : " matches") + " in " + total + (total === 1 ? " session" : " sessions") + (pending ? "; showing the first " + state.shownGroups + "." : ".");
+    if (!state.complete && total) text = "No entry has every word; entries with some of them. " + text;
+    if (state.q.errors.length) text = state.q.errors.join("; ") + ". " + text;
+    status.textContent = text;
+  }
+  function search(text) {
+    var token = ++current;
+    out.textContent = "";
+    var q = parse(text);
+    if (!q.words.some(function (w) { return !w.exclude; }) && !Object.keys(q.filters).length) {
+      status.textContent = q.errors.length ? q.errors.join("; ") : "Type words to search every session in this archive.";
+      return Promise.resolve();
+    }
+    status.textContent = "Searching…";
+    return ready().then(function () {
+      return Promise.all(shardsFor(q).map(load));
+    }).then(function () {
+      if (token !== current) return;
+      var res = run(q);
+      var state = { q: q, groups: res.groups, complete: res.complete, next: 0, dropped: 0, shownGroups: 0, shownHits: 0,
+        phrases: q.words.some(function (w) { return w.phrase; }), list: el("div", "result-list"), more: el("button", "more-results", "Show more sessions") };
+      state.more.type = "button";
+      state.more.hidden = true;
+      state.more.addEventListener("click", function () { state.more.hidden = true; showPage(state, token); });
+      out.appendChild(state.list);
+      out.appendChild(state.more);
+      return showPage(state, token);
+    }).catch(function (err) {
+      if (token === current) status.textContent = "Search failed: " + err.message;
+    });
+  }
+  var readyPromise = null;
+  function ready() {
+    if (!readyPromise) readyPromise = load("meta").then(function () { return load("entries"); });
+    return readyPromise;
+  }
+
+  // ---- the box and the URL: ?q=WORDS runs on load; typing updates both
+  var timer = null;
+  function setUrl(text) {
+    try {
+      var url = new URL(window.location.href);
+      if (text) url.searchParams.set("q", text); else url.searchParams.delete("q");
+      window.history.replaceState(null, "", url.toString());
+    } catch (e) { /* a browser that refuses: the box still works */ }
+  }
+  box.addEventListener("input", function () {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(function () { setUrl(box.value); search(box.value); }, 150);
+  });
+  document.getElementById("search-form").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    window.clearTimeout(timer);
+    setUrl(box.value);
+    search(box.value);
+  });
+  var initial = new URLSearchParams(window.location.search).get("q") || "";
+  box.value = initial;
+  document.documentElement.classList.add("search-ready");
+  search(initial);
+})();
