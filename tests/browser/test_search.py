@@ -1,0 +1,148 @@
+"""search.html in Chromium from file://: the same answers as ``piexport search``, results
+that open their entry, the URL as the query, CJK, no JavaScript, and hostile text."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from piexport.search.local import run_search
+from piexport.search.query import parse
+from piexport.site.build import build_site
+
+from ..conftest import HEADER, REPO, msg, to_lines
+from .test_security import PAYLOADS, hostile_session, probe, strip_csp, write_session
+
+pytestmark = pytest.mark.browser
+SAMPLES = REPO / "sample_sessions"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("search-src")
+    shutil.copytree(SAMPLES, root, dirs_exist_ok=True)
+    cjk = root / "--home-li--"
+    cjk.mkdir()
+    (cjk / "2025-06-01T00-00-00-000Z_cjk.jsonl").write_bytes(
+        to_lines([HEADER, msg("c1", None, "user", "请修复优惠券的四舍五入问题。日本語のテスト", 1)])
+    )
+    out = tmp_path_factory.mktemp("search-site")
+    build_site(root, out, jobs=1)
+    return out
+
+
+def open_search(page: Page, site: Path, query: str) -> None:
+    page.goto((site / "search.html").as_uri() + "?q=" + quote(query))
+    expect(page.locator("#search-status")).not_to_have_text("")
+    expect(page.locator("#search-status")).not_to_have_text("Searching…")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "coupon",
+        "coup",
+        "negative total",
+        '"negative total"',
+        "tool:bash pytest",
+        "is:error",
+        "role:thinking",
+        "cart -coupon",
+        "badge role:user after:2025-03-04",
+    ],
+)
+def test_the_page_answers_as_the_cli_does(browser: Browser, site: Path, query: str) -> None:
+    groups, _ = run_search(parse(query), site=site)
+    want = [
+        (Path(g[0].path).relative_to(site).as_posix(), [f"{h.dom}" for h in g[:5]])
+        for g in groups[:20]
+    ]
+    page = browser.new_page()
+    open_search(page, site, query)
+    expect(page.locator(".result-group")).to_have_count(len(want))
+    got = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.result-group')).map(g => [
+            g.querySelector('h2 a').getAttribute('href'),
+            Array.from(g.querySelectorAll('.hit-link')).map(a => a.getAttribute('href').split('#')[1])
+        ])"""
+    )
+    page.close()
+    assert [(h, ids) for h, ids in got] == [(p, ids) for p, ids in want]
+
+
+def test_a_result_opens_its_entry_and_typing_updates_the_url(browser: Browser, site: Path) -> None:
+    page = browser.new_page()
+    open_search(page, site, "")
+    expect(page.locator("#search-status")).to_contain_text("Type words")
+    page.locator("#search-box").fill("negative total")
+    expect(page).to_have_url(re.compile(r"\?q=negative(\+|%20)total$"))
+    first = page.locator(".hit-link").first
+    expect(first.locator("mark")).to_have_text(["negative", "total"])
+    target = first.get_attribute("href") or ""
+    first.click()
+    expect(page).to_have_url(re.compile(re.escape(target.split("/")[-1]) + "$"))
+    expect(page.locator("#" + target.split("#")[1])).to_be_visible()
+    page.close()
+
+
+def test_scripts_without_spaces_are_found(browser: Browser, site: Path) -> None:
+    page = browser.new_page()
+    for query in ["优惠券", "惠券", "日本語", "四舍五入问题"]:
+        open_search(page, site, query)
+        expect(page.locator(".hit-snippet mark").first).to_have_text(query)
+    open_search(page, site, "优惠五入")
+    expect(page.locator("#search-status")).to_have_text("No matches.")
+    page.close()
+
+
+def test_without_javascript_the_page_says_so(browser: Browser, site: Path) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto((site / "search.html").as_uri() + "?q=coupon")
+    expect(page.locator(".search-nojs")).to_contain_text("Search needs JavaScript")
+    expect(page.locator(".search-nojs a")).to_have_attribute("href", "index.html")
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = tmp_path_factory.mktemp("search-xss")
+    for i, payload in enumerate(PAYLOADS):
+        records, _ = hostile_session(payload)
+        folder = root / f"--p{i}--"
+        folder.mkdir()
+        write_session(records, folder / f"2025-01-01T00-00-00-000Z_p{i}.jsonl")
+    out = tmp_path_factory.mktemp("search-xss-site")
+    build_site(root, out, jobs=1)
+    bare = out / "search-nocsp.html"
+    bare.write_text(strip_csp((out / "search.html").read_text(encoding="utf-8")), encoding="utf-8")
+    yield out
+
+
+@pytest.mark.parametrize("form", ["search.html", "search-nocsp.html"])
+@pytest.mark.parametrize("query", ["alert", "script", "evil example", "onerror", "javascript"])
+def test_hostile_text_in_results_is_only_text(
+    browser: Browser, hostile_site: Path, form: str, query: str
+) -> None:
+    page = browser.new_page()
+    url = (hostile_site / form).as_uri() + "?q=" + quote(query)
+    result = probe(page, url)
+    expect(page.locator(".result-group").first).to_be_visible()
+    for button in page.locator("button.more-hits, button.more-results").all():
+        if button.is_visible():
+            button.click()
+    shown = page.locator("#results").inner_text()
+    tags = page.evaluate(
+        "Array.from(new Set(Array.from(document.querySelectorAll('#results *')).map(e => e.tagName)))"
+    )
+    page.close()
+    assert result == {"executed": 0, "requests": 0}
+    assert set(tags) <= {"DIV", "SECTION", "H2", "A", "P", "OL", "LI", "SPAN", "MARK", "BUTTON"}
+    if query == "script":
+        assert "<script>alert(1)</script>" in shown

@@ -1,0 +1,364 @@
+"""Archive search: words, the query language, the index a site ships, and the CLI."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from piexport import load_session
+from piexport.cli import cli
+from piexport.search.index import CACHE, decode_postings, encode_postings, read_script
+from piexport.search.local import run_search
+from piexport.search.query import candidate, parse, search
+from piexport.search.records import session_records
+from piexport.search.tokens import fold, terms
+from piexport.site.build import build_site
+
+from .conftest import HEADER, REPO, msg, to_lines, tool_result
+
+SAMPLES = REPO / "sample_sessions"
+
+
+# ---- words
+
+
+def test_words_fold_case_and_accents_and_split_on_punctuation() -> None:
+    assert terms("Crème BRÛLÉE coupon_rounding v1.2") == [
+        "creme",
+        "brulee",
+        "coupon",
+        "rounding",
+        "v1",
+        "2",
+    ]
+    assert fold("ÅNGSTRÖM Ǆ ﬁ") == "angstrom dz fi"
+
+
+def test_scripts_without_spaces_become_bigrams() -> None:
+    assert terms("修复优惠券") == ["修复", "复优", "优惠", "惠券"]
+    assert terms("한국어 x 字") == ["한국", "국어", "x", "字"]
+    assert terms("ทดสอบ") == ["ทด", "ดส", "สอ", "อบ"]
+
+
+def test_long_blobs_and_ids_are_not_terms() -> None:
+    blob = "QUJD" * 30
+    assert terms(f"see {blob} here") == ["see", "here"]
+
+
+def test_postings_round_trip() -> None:
+    numbers = sorted(random.Random(1).sample(range(10**6), 500))
+    assert decode_postings(encode_postings(numbers)) == numbers
+
+
+# ---- the query language
+
+
+def test_parse_words_phrases_excludes_and_filters() -> None:
+    q = parse('Coupon "negative total" -clamp role:user tool:Bash after:2025-03-01 is:error')
+    assert [(w.runs, w.prefix, w.exclude) for w in q.words] == [
+        ((("coupon", False),), False, False),
+        ((("negative", False), ("total", False)), False, False),
+        ((("clamp", False),), False, True),
+    ]
+    assert q.filters == {
+        "role": ["user"],
+        "tool": ["bash"],
+        "after": ["2025-03-01"],
+        "is": ["error"],
+    }
+    assert q.errors == []
+
+
+def test_only_the_last_word_being_typed_is_a_prefix() -> None:
+    assert [w.prefix for w in parse("cart coup").words] == [False, True]
+    assert [w.prefix for w in parse("cart coup ").words] == [False, False]
+    assert [w.prefix for w in parse("coup role:user").words] == [True]
+    assert [w.prefix for w in parse('cart "coup"').words] == [False, False]
+    assert [w.prefix for w in parse("cart -coup").words] == [False, False]
+
+
+def test_bad_filters_are_reported_and_unknown_keys_are_words() -> None:
+    q = parse("after:yesterday is:open http://x.example")
+    assert len(q.errors) == 2
+    assert q.filters == {}
+    assert [w.runs for w in q.words] == [(("http", False), ("x", False), ("example", False))]
+    assert parse("").empty and parse("-only").empty
+
+
+def _candidates(texts: list[str], **kw: Any) -> list[Any]:
+    base = {
+        "role": "user",
+        "tool": "",
+        "model": "",
+        "label": "",
+        "time": 0,
+        "error": False,
+        "project": "",
+    }
+    return [
+        (i, 0, candidate(terms(t), t, **{**base, **kw.get(str(i), {})}))
+        for i, t in enumerate(texts)
+    ]
+
+
+def test_all_words_before_some_and_phrase_before_words() -> None:
+    cands = _candidates(["the total is negative", "negative total here", "only total"])
+    groups, complete = search(cands, parse("negative total"))
+    assert complete and sorted(g[0].session for g in groups) == [0, 1]
+    assert [h.adjacent for g in groups for h in g if h.session == 1] == [True]
+    groups, complete = search(_candidates(["only total", "nothing"]), parse("negative total"))
+    assert not complete and [g[0].session for g in groups] == [0]
+    groups, _ = search(cands, parse('"negative total"'))
+    assert [g[0].session for g in groups] == [1]
+    groups, _ = search(cands, parse("total -negative"))
+    assert [g[0].session for g in groups] == [2]
+
+
+def test_filters_hold_together_and_repeat_as_either() -> None:
+    cands = _candidates(
+        ["run the tests", "run the tests", "run the tests"],
+        **{
+            "0": {"role": "tool", "tool": "bash", "time": 1_741_000_000_000},
+            "1": {"role": "output", "tool": "read", "error": True, "time": 1_700_000_000_000},
+            "2": {"role": "user", "project": "/home/a/Shop", "label": "Checkpoint"},
+        },
+    )
+
+    def hits(query: str) -> list[int]:
+        return sorted(g[0].session for g in search(cands, parse(query))[0])
+
+    assert hits("tests role:tool") == [0]
+    assert hits("tests role:tool role:output") == [0, 1]
+    assert hits("tests tool:bash") == [0]
+    assert hits("tests is:error") == [1]
+    assert hits("tests after:2025-01-01") == [0]
+    assert hits("tests before:2025-01-01") == [1]
+    assert hits("tests project:shop") == [2]
+    assert hits("label:check") == [2]
+    assert hits("role:output") == [1]
+
+
+def test_every_word_of_every_indexed_entry_finds_that_entry() -> None:
+    """Property: over the samples, any word of a record (and any CJK pair) finds it."""
+    rng = random.Random(7)
+    cands, where = [], {}
+    for s, path in enumerate(sorted(SAMPLES.glob("*/*.jsonl"))):
+        session = load_session(path)
+        for r, rec in enumerate(session_records(session)):
+            c = candidate(
+                terms(rec.text),
+                rec.text,
+                rec.role,
+                rec.tool,
+                rec.model,
+                rec.label,
+                rec.time,
+                rec.error,
+                session.cwd or "",
+            )
+            cands.append((s, r, c))
+            where[(s, r)] = rec.text
+    checked = 0
+    for s, r, c in rng.sample(cands, 60):
+        for term in rng.sample(sorted(c.terms), min(5, len(c.terms))):
+            found = {(h.session, h.record) for g in search(cands, parse(f'"{term}"'))[0] for h in g}
+            assert (s, r) in found, (term, where[(s, r)][:80])
+            checked += 1
+    assert checked > 100
+
+
+# ---- what is indexed
+
+
+def _session(tmp_path: Path, records: list[Any], name: str = "s.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_bytes(to_lines([HEADER, *records]))
+    return path
+
+
+def _mixed() -> list[Any]:
+    call = {
+        "type": "toolCall",
+        "id": "c1",
+        "name": "bash",
+        "arguments": {"command": "terraform apply"},
+    }
+    return [
+        msg("u1", None, "user", "Fix the coupon rounding 修复优惠券", 1),
+        msg(
+            "a1",
+            "u1",
+            "assistant",
+            [
+                {"type": "thinking", "thinking": "ponder deeply", "thinkingSignature": "Z" * 200},
+                {"type": "text", "text": "On it."},
+                call,
+                {"type": "image", "data": "aGVsbG8gd29ybGQ=" * 10, "mimeType": "image/png"},
+            ],
+            2,
+            provider="anthropic",
+            model="claude-x",
+        ),
+        tool_result("r1", "a1", "\x1b[31mApply complete!\x1b[0m", 3, "c1", "bash"),
+        {
+            "type": "label",
+            "id": "l1",
+            "parentId": "r1",
+            "timestamp": "2025-01-01T10:00:04Z",
+            "targetId": "u1",
+            "label": "checkpoint",
+        },
+        {
+            "type": "compaction",
+            "id": "k1",
+            "parentId": "l1",
+            "timestamp": "2025-01-01T10:00:05Z",
+            "summary": "We fixed rounding",
+            "firstKeptEntryId": "u1",
+            "tokensBefore": 10,
+        },
+    ]
+
+
+def test_records_cover_every_kind_and_leave_out_data(tmp_path: Path) -> None:
+    session = load_session(_session(tmp_path, _mixed()))
+    recs = {(r.role, r.entry_id): r for r in session_records(session)}
+    assert set(recs) == {
+        ("user", "u1"),
+        ("thinking", "a1"),
+        ("assistant", "a1"),
+        ("tool", "a1"),
+        ("output", "r1"),
+        ("label", "l1"),
+        ("summary", "k1"),
+    }
+    assert recs[("tool", "a1")].text == "bash\nterraform apply"
+    assert recs[("output", "r1")].text == "Apply complete!"  # colours are not text
+    assert recs[("assistant", "a1")].model == "anthropic/claude-x"
+    assert recs[("user", "u1")].label == "checkpoint"
+    every = " ".join(r.text for r in recs.values())
+    assert "ZZZZ" not in every and "aGVsbG8" not in every
+
+
+# ---- the site's index
+
+
+def _build(root: Path, out: Path, **kw: Any) -> Any:
+    return build_site(root, out, jobs=1, **kw)
+
+
+def _index_text(out: Path) -> str:
+    """Every index file, with the deflated session texts opened."""
+    from piexport.search.index import unpack_docs
+
+    parts = []
+    for path in sorted((out / "search").rglob("*.js")):
+        call, args = read_script(path)
+        parts.append(orjson.dumps(unpack_docs(args[1]) if call == "docs" else args).decode())
+    parts += [p.read_text() for p in sorted((out / CACHE).glob("*.json"))]
+    return "\n".join(parts)
+
+
+def test_site_writes_search_page_and_index_and_links_it(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    _build(SAMPLES, out)
+    html = (out / "search.html").read_text()
+    csp = html.split('content="', 1)[1].split('"', 1)[0].replace("&#39;", "'")
+    assert "script-src 'sha256-" in csp and "'self'" in csp and "unsafe" not in csp
+    assert "Search needs JavaScript" in html
+    assert 'href="search.html"' in (out / "index.html").read_text()
+    project = next(out.glob("*/index.html"))
+    assert 'href="../search.html"' in project.read_text()
+    _, (meta,) = read_script(out / "search" / "meta.js")
+    assert len(meta["sessions"]) == len(list(SAMPLES.glob("*/*.jsonl")))
+    assert meta["records"] > 100
+
+
+def test_rebuild_reindexes_only_what_changed_and_drops_removed(tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    shutil.copytree(SAMPLES, root)
+    out = tmp_path / "site"
+    _build(root, out)
+    meta = out / "search" / "meta.js"
+    docs = sorted((out / "search" / "d").glob("*.js"))
+    stamp = {p: p.stat().st_mtime_ns for p in [meta, *docs]}
+    _build(root, out)  # nothing changed: nothing of the index is written
+    assert {p: p.stat().st_mtime_ns for p in [meta, *docs]} == stamp
+    gone = sorted(root.glob("*/*.jsonl"))[0]
+    gone.unlink()
+    _build(root, out)
+    assert len(list((out / "search" / "d").glob("*.js"))) == len(docs) - 1
+    _, (m,) = read_script(meta)
+    assert len(m["sessions"]) == len(docs) - 1
+    groups, _ = run_search(parse("coupon"), site=out)
+    assert all(Path(g[0].path).is_file() for g in groups)
+
+
+def test_fields_and_selection_decide_what_is_indexed(tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    root.mkdir()
+    _session(root, _mixed())
+    out = tmp_path / "a"
+    _build(root, out, search_fields=["user", "assistant", "tool", "summary", "label"])
+    text = _index_text(out)
+    assert "terraform" in text and "Apply complete" not in text and "ponder" not in text
+    from piexport import Selection
+
+    out = tmp_path / "b"
+    _build(root, out, selection=Selection(no_thinking=True, no_tool_output=True))
+    text = _index_text(out)
+    assert "terraform" in text and "Apply complete" not in text and "ponder" not in text
+
+
+def test_redacted_site_indexes_redacted_text_and_gates_the_index(tmp_path: Path) -> None:
+    from piexport import Redactor
+
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    root = tmp_path / "sessions"
+    root.mkdir()
+    _session(root, [msg("u1", None, "user", f"my token is {secret} keep it", 1)])
+    out = tmp_path / "site"
+    _build(root, out, redactor=Redactor())
+    text = _index_text(out)
+    assert "keep" in text and secret not in text and secret[4:20] not in text
+    assert "REDACTED" in text
+
+
+def test_cli_search_folder_and_site_agree(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    _build(SAMPLES, out)
+    runner = CliRunner()
+    for query in ["coupon", "coup", '"negative total"', "tool:bash pytest", "is:error", "-the x"]:
+        a = runner.invoke(cli, ["search", query, str(SAMPLES), "--format", "json", "--limit", "0"])
+        b = runner.invoke(
+            cli, ["search", query, "--site", str(out), "--format", "json", "--limit", "0"]
+        )
+        assert a.exit_code == b.exit_code, (query, a.output, b.output)
+        if a.exit_code:
+            continue
+        ma = [(m["entryId"], m["role"], m["snippet"]) for m in orjson.loads(a.output)["matches"]]
+        mb = [(m["entryId"], m["role"], m["snippet"]) for m in orjson.loads(b.output)["matches"]]
+        assert ma == mb and ma, query
+
+
+def test_cli_search_prints_path_line_id_snippet(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["search", '"negative total"', str(SAMPLES)])
+    assert result.exit_code == 0, result.output
+    first = result.output.splitlines()[0]
+    path, line, entry, snippet = first.split(":", 3)
+    assert Path(path).is_file() and line.isdigit() and entry.strip()
+    assert "negative total" in snippet.lower()
+    none = CliRunner().invoke(cli, ["search", "zzqqxxnothing", str(SAMPLES)])
+    assert none.exit_code == 1 and none.output == ""
+
+
+@pytest.mark.parametrize("bad", ["", "-x", "after:never"])
+def test_cli_search_refuses_an_empty_query(bad: str) -> None:
+    result = CliRunner().invoke(cli, ["search", bad, str(SAMPLES)])
+    assert result.exit_code != 0
