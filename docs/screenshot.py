@@ -20,13 +20,14 @@ SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 
 def main() -> None:
     page_path, prefix = Path(sys.argv[1]).resolve(), sys.argv[2]
+    query = sys.argv[3] if len(sys.argv) > 3 else ""  # e.g. ?q=coupon for search.html
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         for scheme in ("light", "dark"):
             for name, (w, h) in SIZES.items():
                 page = browser.new_page(viewport={"width": w, "height": h}, color_scheme=scheme)
-                page.goto(page_path.as_uri())
-                page.wait_for_timeout(100)
+                page.goto(page_path.as_uri() + query)
+                page.wait_for_timeout(400 if query else 100)
                 out = f"{prefix}-{scheme}-{name}.png"
                 page.screenshot(path=out)
                 print(out)
