@@ -596,7 +596,9 @@ def _share_failure(exc: PiexportError) -> click.ClickException:
 
 
 @cli.command("share")
-@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "file", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path)
+)
 @click.option("--description", metavar="TEXT", help="The gist's description (default: the title).")
 @click.option(
     "--viewer",
@@ -622,7 +624,6 @@ def _share_failure(exc: PiexportError) -> click.ClickException:
 @_share_redaction
 @redact_options
 @selection_options(per_session=True)
-@strict_option
 def share_command(
     file: Path | None,
     description: str | None,
@@ -632,7 +633,6 @@ def share_command(
     page_timeout: float | None,
     redactor: Redactor | None,
     selection: Selection | None,
-    strict: bool,
 ) -> None:
     """Upload a session's page as a secret GitHub gist (with gh) and print its URL.
 
@@ -685,14 +685,14 @@ def share_command(
         raise _share_failure(exc) from exc
     record = result.record
     _redaction_line(redactor, record.secrets)
-    click.echo(record.url)
+    click.echo(terminal_safe(record.url))
     if record.viewer_url:
-        click.echo(record.viewer_url)
+        click.echo(terminal_safe(record.viewer_url))
     click.echo(
         f"recorded in {log.path}; take it back with: piexport share --revoke {record.gist_id}",
         err=True,
     )
-    _report(result.session, strict)
+    _report(result.session, strict=False)
 
 
 @cli.command("shares")

@@ -509,3 +509,22 @@ def test_a_sample_session_shares(runner: CliRunner, gh: FakeGh, state: Path) -> 
     assert result.exit_code == 0, result.output
     page = gh.uploads()[0].read_text()
     assert page.startswith("<!doctype html>") and "[output omitted]" in page
+
+
+def test_a_hostile_title_makes_a_plain_one_line_description(
+    runner: CliRunner, gh: FakeGh, make_session: Any
+) -> None:
+    name = {
+        "type": "session_info",
+        "id": "i1",
+        "parentId": "u1",
+        "timestamp": "2025-01-01T10:00:05.000Z",
+    }
+    name["name"] = "evil\u202e\x00\x1b[31mname\nsecond line"
+    path = make_session([msg("u1", None, "user", "hi", 1), name])
+    result = share(runner, str(path))
+    assert result.exit_code == 0, result.output
+    [desc] = [a for a in gh.commands()[-1] if a.startswith("--desc=")]
+    assert desc.startswith("--desc=pi session: evil\u27eaU+202E\u27eb")
+    assert not any(ord(c) < 32 or ord(c) == 0x7F for c in desc)
+    assert "name second line" in desc

@@ -22,6 +22,7 @@ from .. import __version__
 from ..deadline import held
 from ..errors import OutputError
 from ..page.export import RenderOptions, check_output, export_session
+from ..page.outline import terminal_safe
 from ..read.model import Session
 from ..read.selection import Selection
 from ..site.build import page_name
@@ -72,7 +73,9 @@ def share(
         session = result.session
         title = session.title or "Untitled session"
         text = description if description is not None else f"pi session: {title}"
-        text = shorten(" ".join(text.split()), 200)
+        # one line, no control characters (a NUL cannot even be an argument), bidi
+        # controls and invisible characters shown as marks, as the page's title shows them
+        text = shorten(" ".join(terminal_safe(text).split()), 200)
         if redactor is not None:
             # what gh sends besides the page: the gist's description and file name
             check_output(f"{text}\n{page.name}", redactor, "gist description", session=session)
