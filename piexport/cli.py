@@ -666,3 +666,175 @@ def session_facts(session: Session) -> dict[str, Any]:
 def main() -> None:
     """Entry point of the console script and ``python -m piexport``."""
     cli(prog_name="piexport")
+
+
+# --- piexport share / piexport shares (issue 19) -------------------------------------------
+
+
+def _interactive() -> bool:
+    """Whether a person can answer a question (tests replace this)."""
+    return sys.stdin.isatty()
+
+
+def _share_redaction(f: F) -> F:
+    """``--no-redact`` for share, where --redact is the default: the command gets a Redactor
+    unless --no-redact (then None), built by redact_options from the same options."""
+
+    @functools.wraps(f)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        no_redact = kwargs.pop("no_redact")
+        if no_redact and (kwargs["redact"] or kwargs["redact_patterns"] or kwargs["redact_config"]):
+            raise click.UsageError(
+                "--no-redact cannot be combined with --redact, --redact-pattern or --redact-config"
+            )
+        kwargs["redact"] = not no_redact
+        return f(*args, **kwargs)
+
+    option = click.option(
+        "--no-redact",
+        is_flag=True,
+        help="Upload the page without redaction (asks first on a terminal).",
+    )
+    return cast(F, option(command))
+
+
+def _share_failure(exc: PiexportError) -> click.ClickException:
+    return Failure(str(exc)) if isinstance(exc, (InputError, SelectionError)) else Failed(str(exc))
+
+
+@cli.command("share")
+@click.argument(
+    "file", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path)
+)
+@click.option("--description", metavar="TEXT", help="The gist's description (default: the title).")
+@click.option(
+    "--viewer",
+    metavar="URL",
+    envvar="PIEXPORT_SHARE_VIEWER",
+    help="Also print a viewer link: this URL with {id} replaced by the gist id "
+    "(or $PIEXPORT_SHARE_VIEWER; none by default).",
+)
+@click.option(
+    "--revoke",
+    "revoke_ids",
+    metavar="ID",
+    multiple=True,
+    help="Delete this shared gist (id or URL, repeatable) and mark it revoked in the log.",
+)
+@click.option(
+    "--revoke-session",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Delete every gist shared from this session file.",
+)
+@page_timeout_option
+@_share_redaction
+@redact_options
+@selection_options(per_session=True)
+def share_command(
+    file: Path | None,
+    description: str | None,
+    viewer: str | None,
+    revoke_ids: tuple[str, ...],
+    revoke_session: Path | None,
+    page_timeout: float | None,
+    redactor: Redactor | None,
+    selection: Selection | None,
+) -> None:
+    """Upload a session's page as a secret GitHub gist (with gh) and print its URL.
+
+    The page is made as `render --redact` makes it (redaction on unless --no-redact; same
+    gate), reaches gh from a private temporary file, and the share is recorded in the share
+    log (see `piexport shares`). --revoke ID or --revoke-session FILE deletes shared gists."""
+    from .share.log import ShareLog
+    from .share.publish import revoke, share
+
+    log = ShareLog.default()
+    if revoke_ids or revoke_session is not None:
+        if file is not None:
+            raise click.UsageError("give FILE to share, or --revoke/--revoke-session, not both")
+        try:
+            done, notes = revoke(log, revoke_ids, revoke_session)
+        except PiexportError as exc:
+            raise Failed(str(exc)) from exc
+        finally:
+            for problem in log.problems:
+                click.echo(terminal_safe(problem), err=True)
+        for note in notes:
+            click.echo(terminal_safe(note), err=True)
+        for r in done:
+            gone = " (GitHub no longer had it)" if r.already_gone else ""
+            click.echo(terminal_safe(f"revoked {r.record.gist_id} {r.record.url}{gone}"))
+        return
+    if file is None:
+        raise click.UsageError("missing FILE (or --revoke ID / --revoke-session FILE)")
+    if viewer is not None and "{id}" not in viewer:
+        raise click.UsageError(f"--viewer {viewer!r}: the URL needs {{id}} for the gist id")
+    if redactor is None:
+        if _interactive():
+            click.confirm(
+                "Share the page WITHOUT redaction? Any secret in the session is uploaded",
+                abort=True,
+            )
+        else:
+            click.echo("warning: --no-redact: the page is uploaded without redaction", err=True)
+    try:
+        result = share(
+            file,
+            log,
+            redactor=redactor,
+            selection=selection,
+            description=description,
+            viewer=viewer,
+            seconds=page_timeout,
+        )
+    except PiexportError as exc:
+        raise _share_failure(exc) from exc
+    record = result.record
+    _redaction_line(redactor, record.secrets)
+    click.echo(terminal_safe(record.url))
+    if record.viewer_url:
+        click.echo(terminal_safe(record.viewer_url))
+    click.echo(
+        f"recorded in {log.path}; take it back with: piexport share --revoke {record.gist_id}",
+        err=True,
+    )
+    _report(result.session, strict=False)
+
+
+@cli.command("shares")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="A table, or every record as JSON.",
+)
+def shares_command(fmt: str) -> None:
+    """List the pages `piexport share` uploaded, oldest first, and which were revoked."""
+    from .share.log import ShareLog
+
+    log = ShareLog.default()
+    try:
+        records = log.records()
+    except PiexportError as exc:
+        raise Failed(str(exc)) from exc
+    for problem in log.problems:
+        click.echo(terminal_safe(problem), err=True)
+    if fmt == "json":
+        click.echo(dumps([r.as_json() for r in records]))
+        return
+    if not records:
+        click.echo(f"no shares recorded in {log.path}", err=True)
+        return
+    rows: list[tuple[str, ...]] = [("SHARED", "GIST", "STATUS", "SECRETS", "SESSION", "URL")]
+    for r in records:
+        status = f"revoked {r.revoked_at}" if r.revoked_at else "live"
+        secrets = str(sum(r.secrets.values())) if r.redacted else "off"
+        cells = (r.shared_at, r.gist_id, status, secrets, Path(r.session).name, r.url)
+        rows.append(tuple(terminal_safe(cell) for cell in cells))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        padded = [cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=True)]
+        click.echo("  ".join([*padded, row[-1]]))
