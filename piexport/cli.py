@@ -22,6 +22,8 @@ from .read.jsonutil import dumps
 from .read.loader import load_session
 from .read.model import Session
 from .read.selection import Selection, SelectionError, sharing_notice
+from .report.branches import branches_json, branches_text, find_leaf
+from .report.compare import compare, compare_markdown
 from .report.formats import session_json, session_markdown
 from .report.summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
 from .search.local import run_search
@@ -637,6 +639,61 @@ def summary_command(
     found = failures(session, fail_on, leaf_id)
     if found:
         raise Failed(f"{session.path}: the session shows {', '.join(found)} (--fail-on)")
+
+
+# ---- branches and compare (issue 17)
+
+
+@cli.command("branches")
+@session_file
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="A block per leaf, or the stable JSON.",
+)
+@strict_option
+def branches_command(file: str, fmt: str, strict: bool) -> None:
+    """Print every branch (leaf) with its figures from where it forks off the current one."""
+    session = _load(file)
+    if fmt == "json":
+        click.echo(dumps(branches_json(session)))
+    else:
+        for line in branches_text(session).rstrip("\n").split("\n"):
+            click.echo(terminal_safe(line))
+    _report(session, strict)
+
+
+@cli.command("compare")
+@session_file
+@click.argument("leaf_a", metavar="LEAF_A")
+@click.argument("leaf_b", metavar="LEAF_B")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "json"]),
+    default="md",
+    show_default=True,
+    help="Markdown for a pull request or CI report, or the stable JSON.",
+)
+@strict_option
+def compare_command(file: str, leaf_a: str, leaf_b: str, fmt: str, strict: bool) -> None:
+    """Compare two branches (leaf ids or labels): turns aligned, figures, files, diffs."""
+    session = _load(file)
+    found = []
+    for wanted in (leaf_a, leaf_b):
+        leaf = find_leaf(session, wanted)
+        if leaf is None:
+            raise Failure(f"{session.path}: no entry with id or label {wanted!r}")
+        found.append(leaf)
+    result = compare(session, found[0], found[1])
+    if fmt == "json":
+        click.echo(dumps(result.as_json()))
+    else:
+        click.echo(compare_markdown(session, result), nl=False)
+    _report(session, strict)
 
 
 def session_facts(session: Session) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import hashlib
 import re
 from pathlib import Path
 
+import orjson
 import pytest
 from bs4 import BeautifulSoup
 
@@ -72,6 +73,15 @@ def static_checks(html: str) -> BeautifulSoup:
     ):
         assert part in csp
     scripts = soup.find_all("script")
+    # data islands (the compare view's): never run, hold strict JSON and no "<" at all
+    islands = [t for t in scripts if t.get("type") == "application/json"]
+    assert len(islands) <= 1
+    if islands:
+        raw = html[html.index('<script type="application/json"') :]
+        raw = raw[raw.index(">") + 1 : raw.index("</script>")]
+        assert "<" not in raw and ">" not in raw and "&" not in raw
+        assert isinstance(orjson.loads(raw), dict)
+    scripts = [t for t in scripts if t not in islands]
     styles = soup.find_all("style")
     assert len(scripts) == 1 and len(styles) == 1
     for inline, directive in ((scripts[0], "script-src"), (styles[0], "style-src")):

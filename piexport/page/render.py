@@ -23,9 +23,11 @@ from .. import __version__
 from ..read.jsonutil import dumps, finite_number
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import timestamp_ms
+from ..report.branches import figures_line
 from ..share.redact import safe_cut
 from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
+from .branches import branch_panel
 from .highlight import (
     HighlightBudget,
     highlight_block,
@@ -223,6 +225,7 @@ def make_env() -> jinja2.Environment:
         grep_list=grep_list,
         path_list=path_list,
         usage_line=usage_line,
+        figures_line=figures_line,
         other_fields=other_fields,
         version=__version__,
     )
@@ -570,6 +573,7 @@ def render_session_parts(
                 chunks=chunks(),
                 nav_lazy=len(view.outline) > options.nav_rows,
                 sharing=list(sharing),
+                branch_panel=branch_panel(view),
                 **variables,
             )
         finally:

@@ -1,0 +1,138 @@
+"""The session page's Branches panel and the data its compare view is built from.
+
+The panel is HTML made by the template (it works without JavaScript). The compare view is
+built by the page's script from a JSON data island: every pair of leaves compared here
+with :func:`~piexport.report.compare.compare`, so the page and ``piexport compare`` agree.
+Every string a reader will see goes into the island with its hidden characters already
+shown as marks, and the island is escaped so no ``<`` can end its ``<script>`` element.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from ..read.jsonutil import dumps
+from ..report.branches import Branch, figures_line, list_branches
+from ..report.compare import Cache, Comparison, Side, compare
+from .textsafe import plain_controls
+from .view import SessionView
+
+MAX_COMPARED_LEAVES = 40
+"""Past this many leaves the page holds no comparisons (780 pairs at 40); the panel says
+``piexport compare`` makes one."""
+
+
+@dataclass(frozen=True, slots=True)
+class BranchPanel:
+    branches: list[Branch]
+    island: Markup
+    """The compare view's data as a ``<script type="application/json">`` element."""
+    comparable: bool
+
+
+def _t(text: Any) -> str:
+    return plain_controls(text if isinstance(text, str) else str(text))
+
+
+def _figures(f: Any) -> dict[str, Any]:
+    return {
+        "turns": f.messages.get("user", 0),
+        "toolCalls": sum(f.tool_calls.values()),
+        "toolErrors": f.tool_errors,
+        "tokens": f.tokens["total"],
+        "cost": round(f.cost, 6),
+        "files": len(f.files_modified),
+        "compactions": f.compactions,
+    }
+
+
+def _side(v: SessionView, side: Side, line: str) -> dict[str, Any]:
+    return {
+        "leaf": _t(side.leaf),
+        "dom": v.dom_of(side.leaf),
+        "labels": [_t(x) for x in side.labels],
+        "entries": len(side.own),
+        "figures": _figures(side.figures),
+        "line": line,
+        "stop": _t(side.stop) if side.stop else None,
+        "files": [_t(p) for p in sorted(side.figures.files_modified)],
+        "turns": [
+            [
+                v.dom_of(t.entry),
+                None if t.user is None else _t(t.user),
+                _t(t.answer),
+                t.tool_calls,
+                t.tool_errors,
+                _t(t.stop) if t.stop else None,
+            ]
+            for t in side.turns
+        ],
+    }
+
+
+def _pair(v: SessionView, c: Comparison, lines: dict[str, str]) -> dict[str, Any]:
+    fork = c.fork
+    return {
+        "fork": None if fork is None else v.dom_of(fork),
+        "forkText": None if fork is None else _t(v.summaries.get(fork, fork)),
+        "shared": c.shared,
+        "a": _side(v, c.a, lines.get(c.a.leaf, "")),
+        "b": _side(v, c.b, lines.get(c.b.leaf, "")),
+        "turns": [[i, j, m] for i, j, m in c.alignment],
+        "onlyA": [_t(p) for p in c.only_a],
+        "onlyB": [_t(p) for p in c.only_b],
+        "both": [
+            {
+                "path": _t(f.path),
+                "status": f.status,
+                "diff": None if f.diff is None else _t(f.diff),
+                "reason": None if f.reason is None else _t(f.reason),
+            }
+            for f in c.both
+        ],
+    }
+
+
+def island(data: Any) -> Markup:
+    """A JSON data island no text can break out of: ``<``, ``>`` and ``&`` as escapes."""
+    text = (
+        dumps(data, indent=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        # a session's text may hold U+2028/2029: legal in JSON, but kept escaped as well
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+    return Markup(f'<script type="application/json" id="branch-data">{text}</script>')
+
+
+def branch_panel(v: SessionView) -> BranchPanel:
+    """The panel's branches, and every pair of leaves compared, for the page."""
+    branches = list_branches(v.session)
+    comparable = 1 < len(branches) <= MAX_COMPARED_LEAVES
+    pairs: dict[str, Any] = {}
+    if comparable:
+        lines = {b.leaf: figures_line(b) for b in branches}
+        cache: Cache = {}
+        for i, a in enumerate(branches):
+            for j in range(i + 1, len(branches)):
+                c = compare(v.session, a.leaf, branches[j].leaf, cache)
+                pairs[f"{i},{j}"] = _pair(v, c, lines)
+    data = {
+        "leaves": [
+            {
+                "id": b.leaf,
+                "name": _t(b.leaf),
+                "dom": v.dom_of(b.leaf),
+                "current": b.current,
+                "labels": [_t(x) for x in b.labels],
+            }
+            for b in branches
+        ],
+        "pairs": pairs,
+    }
+    return BranchPanel(branches, island(data), comparable)

@@ -1,0 +1,377 @@
+"""Two branches side by side: what ``piexport compare`` writes and the page's compare view shows.
+
+Both paths share their history down to the fork point (the deepest entry on both); each
+side is what comes after it. Sides are cut into turns at user messages, and the turns are
+aligned by their user text with :class:`difflib.SequenceMatcher`: equal requests pair up
+as "same", a run replaced by another pairs up in order as "changed", and the rest stand on
+one side. For a file both sides modified, the final versions are rebuilt from the whole
+path (a ``write``, or edits applied to a full ``read`` or an earlier write) and compared
+with :func:`difflib.unified_diff`; when the session does not hold enough, it says why.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..page.view import split_notice
+from ..read.model import JSON, Session
+from .branches import ENDED_BADLY, last_texts, message_text, one_line
+from .mdsafe import code_fence, code_span, html_text, inline_text
+from .stats import Figures, compute_figures
+
+MAX_DIFF_LINES = 400
+"""A longer diff is cut here, with a line saying how much was left out."""
+Match = Literal["same", "changed", "onlyA", "onlyB"]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A user request and what followed it, up to the next request (or the side's end)."""
+
+    entry: str
+    """Its user message, or the side's first entry when the side starts mid-turn."""
+    user: str | None
+    """The request on one line; None for the rest of a turn begun before the fork."""
+    answer: str
+    tool_calls: int
+    tool_errors: int
+    stop: str | None
+    key: str
+    """The request as the alignment compares it (case and spacing folded)."""
+
+    def as_json(self) -> JSON:
+        return {
+            "entry": self.entry,
+            "user": self.user,
+            "answer": self.answer or None,
+            "toolCalls": self.tool_calls,
+            "toolErrors": self.tool_errors,
+            "stopReason": self.stop,
+        }
+
+
+@dataclass(slots=True)
+class Side:
+    leaf: str
+    labels: list[str]
+    own: list[str]
+    figures: Figures
+    turns: list[Turn]
+    stop: str | None
+    versions: dict[str, str | None]
+    """Path → its final text on this path, or None when it cannot be rebuilt."""
+    why: dict[str, str]
+    """Path → why its final text cannot be rebuilt."""
+
+    def as_json(self) -> JSON:
+        return {
+            "leaf": self.leaf,
+            "labels": list(self.labels),
+            "entries": len(self.own),
+            "figures": self.figures.as_json(),
+            "stopReason": self.stop,
+            "endedInError": self.stop in ENDED_BADLY,
+            "turns": [t.as_json() for t in self.turns],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FileComparison:
+    path: str
+    status: Literal["same", "different", "unknown"]
+    diff: str | None = None
+    reason: str | None = None
+
+    def as_json(self) -> JSON:
+        return {"path": self.path, "status": self.status, "diff": self.diff, "reason": self.reason}
+
+
+@dataclass(slots=True)
+class Comparison:
+    a: Side
+    b: Side
+    fork: str | None
+    shared: int
+    alignment: list[tuple[int | None, int | None, Match]]
+    only_a: list[str] = field(default_factory=list)
+    only_b: list[str] = field(default_factory=list)
+    both: list[FileComparison] = field(default_factory=list)
+
+    def as_json(self) -> JSON:
+        """The stable JSON of ``piexport compare --format json`` (see README)."""
+        return {
+            "forkFrom": self.fork,
+            "sharedEntries": self.shared,
+            "a": self.a.as_json(),
+            "b": self.b.as_json(),
+            "turns": [{"a": i, "b": j, "match": m} for i, j, m in self.alignment],
+            "files": {
+                "onlyA": list(self.only_a),
+                "onlyB": list(self.only_b),
+                "both": [f.as_json() for f in self.both],
+            },
+        }
+
+
+def fold(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def turns_of(session: Session, ids: list[str]) -> list[Turn]:
+    """A side cut into turns at its user messages."""
+    groups: list[list[str]] = []
+    for eid in ids:
+        if session.by_id[eid].role == "user" or not groups:
+            groups.append([])
+        groups[-1].append(eid)
+    out = []
+    for group in groups:
+        first = session.by_id[group[0]]
+        request = message_text(first) if first.role == "user" else None
+        figures = compute_figures(session.by_id[i] for i in group)
+        _user, answer, stop = last_texts(session, group)
+        has_assistant = figures.messages.get("assistant", 0) > 0
+        out.append(
+            Turn(
+                entry=group[0],
+                user=one_line(request) if request is not None else None,
+                answer=answer,
+                tool_calls=sum(figures.tool_calls.values()),
+                tool_errors=figures.tool_errors,
+                stop=stop if has_assistant else None,
+                key="" if request is None else fold(request),
+            )
+        )
+    return out
+
+
+def align(a: list[str], b: list[str]) -> list[tuple[int | None, int | None, Match]]:
+    """Pair turns by their (folded) requests: the longest matching runs first, as difflib
+    finds them; a replaced run pairs up in order, what is left over stands alone."""
+    rows: list[tuple[int | None, int | None, Match]] = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            rows += [(i1 + k, j1 + k, "same") for k in range(i2 - i1)]
+            continue
+        paired = min(i2 - i1, j2 - j1) if op == "replace" else 0
+        rows += [(i1 + k, j1 + k, "changed") for k in range(paired)]
+        rows += [(i, None, "onlyA") for i in range(i1 + paired, i2)]
+        rows += [(None, j, "onlyB") for j in range(j1 + paired, j2)]
+    return rows
+
+
+def _edits(args: dict[str, Any]) -> list[tuple[str, str]] | None:
+    raw = args.get("edits")
+    pairs = raw if isinstance(raw, list) else [args]
+    out = []
+    for p in pairs:
+        if not isinstance(p, dict):
+            return None
+        old, new = p.get("oldText", p.get("old_string")), p.get("newText", p.get("new_string"))
+        if not isinstance(old, str) or not isinstance(new, str) or not old:
+            return None
+        out.append((old, new))
+    return out
+
+
+def final_versions(
+    session: Session, path: list[str]
+) -> tuple[dict[str, str | None], dict[str, str]]:
+    """Each file's text at the end of a path, where the path holds it all: a write, a read
+    of the whole file, and edits applied to either. A file edited without one is unknown."""
+    text: dict[str, str | None] = {}
+    why: dict[str, str] = {}
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    for eid in path:
+        e = session.by_id[eid]
+        msg = e.message or {}
+        if e.role == "assistant":
+            content = msg.get("content")
+            for block in content if isinstance(content, list) else ():
+                if isinstance(block, dict) and block.get("type") == "toolCall":
+                    cid, args = block.get("id"), block.get("arguments")
+                    if isinstance(cid, str) and isinstance(args, dict):
+                        calls[cid] = (str(block.get("name")), args)
+            continue
+        if e.role != "toolResult" or msg.get("isError") is True:
+            continue
+        found = calls.pop(str(msg.get("toolCallId")), None)
+        if found is None:
+            continue
+        name, args = found
+        file = args.get("path", args.get("file_path"))
+        if not isinstance(file, str) or not file:
+            continue
+        if name == "write" and isinstance(args.get("content"), str):
+            text[file], _ = args["content"], why.pop(file, None)
+        elif name == "read":
+            body, notice = split_notice(message_text(e))
+            whole = "offset" not in args and "limit" not in args and notice is None
+            if whole and text.get(file) is None:
+                text[file], _ = body, why.pop(file, None)
+        elif name == "edit":
+            before = text.get(file)
+            edits = _edits(args)
+            if before is None:
+                text[file] = None
+                why.setdefault(file, "edited without the whole file in the session before")
+            elif edits is None:
+                text[file], why[file] = None, "an edit the session does not spell out"
+            else:
+                for old, new in edits:
+                    if before.count(old) != 1:
+                        text[file], why[file] = None, "an edit does not match the text rebuilt"
+                        break
+                    before = before.replace(old, new, 1)
+                else:
+                    text[file] = before
+    return text, why
+
+
+Cache = dict[tuple[str, int], "Side"]
+
+
+def _side(session: Session, leaf: str, shared: int, cache: Cache | None = None) -> Side:
+    """One side; with ``cache``, each (leaf, fork depth) is worked out once (a page compares
+    every pair of its leaves, and most pairs share their sides)."""
+    if cache is not None and (leaf, shared) in cache:
+        return cache[(leaf, shared)]
+    path = session.tree.path_to(leaf)
+    own = path[shared:]
+    whole = cache.get((leaf, -1)) if cache is not None else None
+    if whole is not None:
+        versions, why = whole.versions, whole.why
+    else:
+        versions, why = final_versions(session, path)
+    _u, _a, stop = last_texts(session, path)
+    side = Side(
+        leaf=leaf,
+        labels=[session.labels[i] for i in own if i in session.labels],
+        own=own,
+        figures=compute_figures(session.by_id[i] for i in own),
+        turns=turns_of(session, own),
+        stop=stop,
+        versions=versions,
+        why=why,
+    )
+    if cache is not None:
+        cache[(leaf, shared)] = side
+        cache.setdefault((leaf, -1), side)
+    return side
+
+
+def file_diff(path: str, a: str, b: str) -> str:
+    lines = list(
+        difflib.unified_diff(
+            a.splitlines(keepends=True),
+            b.splitlines(keepends=True),
+            fromfile=f"A/{path}",
+            tofile=f"B/{path}",
+        )
+    )
+    lines = [ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines]
+    if len(lines) > MAX_DIFF_LINES:
+        left = len(lines) - MAX_DIFF_LINES
+        lines = [*lines[:MAX_DIFF_LINES], f"[{left} more diff lines not shown]\n"]
+    return "".join(lines)
+
+
+def compare(session: Session, leaf_a: str, leaf_b: str, cache: Cache | None = None) -> Comparison:
+    """Compare the paths to two entries (usually leaves) of one session."""
+    pa, pb = session.tree.path_to(leaf_a), session.tree.path_to(leaf_b)
+    shared = 0
+    while shared < min(len(pa), len(pb)) and pa[shared] == pb[shared]:
+        shared += 1
+    fork = pa[shared - 1] if shared else None
+    a, b = _side(session, leaf_a, shared, cache), _side(session, leaf_b, shared, cache)
+    out = Comparison(a, b, fork, shared, align([t.key for t in a.turns], [t.key for t in b.turns]))
+    mod_a, mod_b = a.figures.files_modified, b.figures.files_modified
+    out.only_a = sorted(mod_a - mod_b)
+    out.only_b = sorted(mod_b - mod_a)
+    for path in sorted(mod_a & mod_b):
+        va, vb = a.versions.get(path), b.versions.get(path)
+        if va is not None and vb is not None:
+            if va == vb:
+                out.both.append(FileComparison(path, "same"))
+            else:
+                out.both.append(FileComparison(path, "different", diff=file_diff(path, va, vb)))
+            continue
+        missing = [side for side, v in ((a, va), (b, vb)) if v is None]
+        reasons = "; ".join(
+            f"on the branch ending at {side.leaf}: {side.why.get(path, 'not rebuilt')}"
+            for side in missing
+        )
+        out.both.append(
+            FileComparison(
+                path, "unknown", reason=f"the session does not hold it whole ({reasons})"
+            )
+        )
+    return out
+
+
+def _money(cost: float) -> str:
+    return "—" if not cost else (f"${cost:.4f}" if cost < 1 else f"${cost:.2f}")
+
+
+def compare_markdown(session: Session, c: Comparison) -> str:
+    """The comparison for a pull request comment or a CI report: safe where HTML renders."""
+
+    def name(side: Side) -> str:
+        labels = f" ({inline_text(', '.join(side.labels))})" if side.labels else ""
+        return f"{code_span(side.leaf)}{labels}"
+
+    title = session.title or "pi session"
+    lines = [f"### Branches compared: {inline_text(title)}", ""]
+    lines += [f"- **A**: {name(c.a)}", f"- **B**: {name(c.b)}"]
+    if c.fork is None:
+        lines.append("- Shared history: none (the two start from different roots)")
+    else:
+        lines.append(f"- Shared history: {c.shared} entries, up to {code_span(c.fork)}")
+    lines += ["", "| | turns | tool calls | tool errors | tokens | cost | files modified | ended |"]
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---|")
+    for n, side in (("A", c.a), ("B", c.b)):
+        f = side.figures
+        ended = inline_text(side.stop) if side.stop in ENDED_BADLY and side.stop else "ok"
+        lines.append(
+            f"| {n} | {f.messages.get('user', 0)} | {sum(f.tool_calls.values())} | "
+            f"{f.tool_errors} | {f.tokens['total']} | {_money(f.cost)} | "
+            f"{len(f.files_modified)} | {ended} |"
+        )
+    lines += ["", "**Turns**, aligned by request", "", "| | A | B |", "|---|---|---|"]
+
+    def cell(side: Side, i: int | None) -> str:
+        if i is None:
+            return "—"
+        t = side.turns[i]
+        asked = inline_text(t.user) if t.user is not None else "_(continues the shared turn)_"
+        extra = f" → {inline_text(t.answer)}" if t.answer else ""
+        return asked + extra
+
+    marks = {"same": "=", "changed": "≠", "onlyA": "A", "onlyB": "B"}
+    for i, j, m in c.alignment:
+        lines.append(f"| {marks[m]} | {cell(c.a, i)} | {cell(c.b, j)} |")
+    if not c.alignment:
+        lines.append("| | — | — |")
+    lines += ["", "**Files modified**", ""]
+    if not (c.only_a or c.only_b or c.both):
+        lines.append("Neither side modified a file.")
+    for n, files in (("A", c.only_a), ("B", c.only_b)):
+        if files:
+            lines.append(f"- only {n}: " + ", ".join(code_span(p) for p in files))
+    for fc in c.both:
+        if fc.status == "same":
+            lines.append(f"- both: {code_span(fc.path)}, the same final version")
+        elif fc.status == "unknown":
+            lines.append(
+                f"- both: {code_span(fc.path)}, cannot compare: {inline_text(fc.reason or '')}"
+            )
+        else:
+            lines.append(f"- both: {code_span(fc.path)}, final versions differ:")
+    for fc in c.both:
+        if fc.diff:
+            lines += ["", "<details>", f"<summary>{html_text('diff A → B: ' + fc.path)}</summary>"]
+            lines += ["", code_fence(fc.diff, "diff"), "", "</details>"]
+    return "\n".join(lines) + "\n"
