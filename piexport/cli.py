@@ -591,7 +591,7 @@ def usage_command(
     tz_name: str | None,
     fmt: str,
 ) -> None:
-    """Tokens, cost, messages and tool calls over every session, by period, project, model or tool."""
+    """Tokens, cost, messages and tool calls of every session, by period, project, model or tool."""
     from .report.usage import (
         format_csv,
         format_table,

@@ -140,7 +140,7 @@ def files_touched(session: Session) -> list[FileTouch]:
             if not isinstance(block, dict) or block.get("type") != "toolCall":
                 continue
             name = block.get("name")
-            if name not in READ_TOOLS and name not in WRITE_TOOLS:
+            if not isinstance(name, str) or (name not in READ_TOOLS and name not in WRITE_TOOLS):
                 continue
             args = block.get("arguments")
             if not isinstance(args, dict):
@@ -206,7 +206,7 @@ def files_text(session: Session) -> str:
     """One line per file, then one per change: for a terminal."""
     lines = []
     for f in files_touched(session):
-        tools = ", ".join(f"{k} ×{v}" for k, v in sorted(f.counts.items()))
+        tools = ", ".join(f"{k} x{v}" for k, v in sorted(f.counts.items()))
         where = "" if f.on_path else "  (other branch only)"
         lines.append(f"{f.path}  {tools}{where}")
         for c in f.changes:

@@ -48,8 +48,8 @@ class Figures:
     )
     cost: float = 0.0
     costed: int = 0
-    """Assistant messages whose usage reported a cost: with none, the cost is unknown (shown
-    as "—"), not zero."""
+    """Assistant messages whose usage reported a cost other than 0 (a model with no price
+    reports 0): with none, the cost is unknown and shown as "—", never as $0."""
     models: list[str] = field(default_factory=list)
     files_read: set[str] = field(default_factory=set)
     files_modified: set[str] = field(default_factory=set)
@@ -159,9 +159,9 @@ def _add_usage(f: Figures, usage: Any) -> None:
     total = finite_number(usage.get("totalTokens"))
     f.tokens["total"] += int(total) if total is not None else sum(parts.values())
     cost = usage.get("cost")
-    if isinstance(cost, dict) and finite_number(cost.get("total")) is not None:
+    if isinstance(cost, dict):
         f.cost += _number(cost.get("total"))
-        f.costed += 1
+        f.costed += _number(cost.get("total")) != 0  # a model with no price reports 0
 
 
 def _add_tool_call(f: Figures, block: JSON) -> None:

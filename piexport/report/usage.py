@@ -13,7 +13,7 @@ import fnmatch
 import io
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import date, datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +152,9 @@ def session_groups(
     return {k: compute_figures(es) for k, es in groups.items()}
 
 
-def tool_rows(session: Session, since: date | None, until: date | None, tz: tzinfo) -> dict:
+def tool_rows(
+    session: Session, since: date | None, until: date | None, tz: tzinfo
+) -> dict[str, tuple[int, int]]:
     """Calls and failed results per tool name."""
     calls: dict[str, int] = {}
     errors: dict[str, int] = {}
@@ -176,9 +178,11 @@ def tool_rows(session: Session, since: date | None, until: date | None, tz: tzin
                 calls[name] = calls.get(name, 0) + n
         elif e.role == "toolResult" and (e.message or {}).get("isError") is True:
             msg = e.message or {}
-            name = names.get(msg.get("toolCallId"), msg.get("toolName"))  # type: ignore[arg-type]
-            name = name if isinstance(name, str) and name else "?"
-            errors[name] = errors.get(name, 0) + 1
+            cid = msg.get("toolCallId")
+            found = names.get(cid) if isinstance(cid, str) else None
+            found = found or msg.get("toolName")
+            tool = found if isinstance(found, str) and found else "?"
+            errors[tool] = errors.get(tool, 0) + 1
     return {n: (calls.get(n, 0), errors.get(n, 0)) for n in {*calls, *errors}}
 
 
@@ -214,7 +218,8 @@ def usage_report(
     for session in sessions:
         proj = project_of(session)
         if project and not (
-            fnmatch.fnmatch(proj, project) or fnmatch.fnmatch(Path(session.path).parent.name, project)
+            fnmatch.fnmatch(proj, project)
+            or fnmatch.fnmatch(Path(session.path).parent.name, project)
         ):
             continue
         sid = session.path
@@ -233,7 +238,7 @@ def usage_report(
             continue
         key: Callable[[Entry, date | None], str | None]
         if by == "project":
-            key = lambda e, d: proj  # noqa: E731
+            key = lambda e, d, proj=proj: proj  # type: ignore[misc]  # noqa: E731
         elif by == "model":
             key = lambda e, d: model_key(e)  # noqa: E731
         else:
@@ -322,7 +327,7 @@ def format_table(report: UsageReport, safe: Callable[[str], str] = str) -> str:
     body.append(["Total", *_cells({**data["total"], "key": "Total"})])
     widths = [max(len(h), *(len(r[i + 1]) for r in body)) for i, h in enumerate(head)]
     room = WIDTH - sum(widths) - len(widths)
-    key_width = max(6, min(room, max(len(r[0]) for r in body + [[report.by.title()]])))
+    key_width = max(6, min(room, max(len(r[0]) for r in [*body, [report.by.title()]])))
     lines = []
 
     def line(cells: list[str]) -> str:
@@ -376,3 +381,23 @@ def format_csv(report: UsageReport) -> str:
             ]
         )
     return buf.getvalue()
+
+
+def session_usage(session: Session) -> JSON:
+    """What the site's index charts need about one session, small enough for the manifest:
+    per UTC day and model ``[day, provider/model or "", tokens, cost or None, messages]``, per
+    tool ``[calls, errors]``, and the whole file's cost (None when no message reported one)."""
+    groups = session_groups(session, lambda e, d: f"{period_key(d, 'day')}\0{model_key(e) or ''}")
+    days = []
+    whole = Figures()
+    for k, fig in sorted(groups.items()):
+        day, model = k.split("\0", 1)
+        whole.add(fig)
+        if fig.message_count or fig.tokens["total"]:
+            days.append([day, model, fig.tokens["total"], fig.known_cost, fig.message_count])
+    tools = tool_rows(session, None, None, timezone.utc)
+    return {
+        "days": days,
+        "tools": {k: list(v) for k, v in sorted(tools.items())},
+        "cost": whole.known_cost,
+    }
