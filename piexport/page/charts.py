@@ -87,9 +87,9 @@ class Chart:
     @property
     def svg_elements(self) -> int:
         """Elements the SVG holds (svg, bars with title and link, marks, lines)."""
-        n = 1 + len(self.lines) + 2 * len(self.marks)
-        for b in self.bars:
-            n += 2 + (1 if b.href else 0)
+        n = 1 + len(self.lines)
+        for item in (*self.bars, *self.marks):
+            n += 2 + (1 if item.href else 0)
         return n
 
 
