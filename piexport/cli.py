@@ -895,3 +895,93 @@ def shares_command(fmt: str) -> None:
     for row in rows:
         padded = [cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=True)]
         click.echo("  ".join([*padded, row[-1]]))
+
+
+@cli.command("usage")
+@click.argument("root", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--by",
+    type=click.Choice(["day", "week", "month", "project", "model", "tool"]),
+    default="day",
+    show_default=True,
+    help="One row per day, ISO week, month, project (cwd), provider/model or tool.",
+)
+@click.option("--since", metavar="DATE", help="Only messages on or after this day (YYYY-MM-DD).")
+@click.option("--until", metavar="DATE", help="Only messages on or before this day (YYYY-MM-DD).")
+@click.option("--project", metavar="GLOB", help="Only projects whose cwd matches this glob.")
+@click.option("--tz", "tz_name", metavar="ZONE", help="Days in this IANA zone (default: UTC).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="An aligned table, or JSON/CSV for scripts.",
+)
+def usage_command(
+    root: Path | None,
+    by: str,
+    since: str | None,
+    until: str | None,
+    project: str | None,
+    tz_name: str | None,
+    fmt: str,
+) -> None:
+    """Tokens, cost, messages and tool calls of every session, by period, project, model or tool."""
+    from .report.usage import (
+        format_csv,
+        format_table,
+        load_sessions,
+        parse_day,
+        usage_report,
+        zone,
+    )
+
+    where = (root or default_sessions_root()).expanduser()
+    try:
+        tz, first, last = zone(tz_name), parse_day(since), parse_day(until)
+        if not where.exists():
+            raise InputError(f"{where}: no such file or folder")
+        problems: list[str] = []
+        report = usage_report(
+            load_sessions(discover(where), problems),
+            by,
+            tz=tz,
+            since=first,
+            until=last,
+            project=project,
+        )
+    except InputError as exc:
+        raise Failure(str(exc)) from exc
+    if fmt == "json":
+        click.echo(dumps(report.as_json()))
+    elif fmt == "csv":
+        click.echo(format_csv(report), nl=False)
+    else:
+        click.echo(format_table(report, terminal_safe))
+    for p in problems:
+        click.echo(terminal_safe(f"warning: {p}"), err=True)
+
+
+@cli.command("files")
+@session_file
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="A list for people, or JSON with every change.",
+)
+@strict_option
+def files_command(file: str, fmt: str, strict: bool) -> None:
+    """Every file the session read, edited or wrote, on every branch (current one first)."""
+    from .report.files import files_json, files_text
+
+    session = _load(file)
+    if fmt == "json":
+        click.echo(dumps(files_json(session)))
+    else:
+        for line in files_text(session).splitlines():
+            click.echo(terminal_safe(line))
+    _report(session, strict)

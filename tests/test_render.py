@@ -606,7 +606,7 @@ def test_edit_shows_pis_diff_with_line_numbers(make_session: MakeSession) -> Non
     )
     rows = [
         (tr["class"][0], tr.select_one(".n").get_text(), tr.select("td")[-1].get_text())
-        for tr in soup.select("table.diff tr")
+        for tr in soup.select("main table.diff tr")
     ]
     assert rows == [
         ("ctx", "11", "def total():"),

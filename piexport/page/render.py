@@ -24,10 +24,12 @@ from ..read.jsonutil import dumps, finite_number
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import timestamp_ms
 from ..report.branches import figures_line
+from ..report.files import files_touched
 from ..share.redact import safe_cut
 from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
 from .branches import branch_panel
+from .charts import context_chart, index_charts, project_chart
 from .highlight import (
     HighlightBudget,
     highlight_block,
@@ -538,6 +540,10 @@ def render_session_parts(
         "file_stats": view.file_figures,
         "path_stats": view.path_figures,
     }
+    session_extras = {  # issue 16: the context chart and the Files panel
+        "context_chart": context_chart(view),
+        "files": files_touched(view.session),
+    }
 
     page_budget.set(budget)  # code fences in markdown count against the page too
     part = make_env().get_template("transcript.html.j2")
@@ -574,6 +580,7 @@ def render_session_parts(
                 nav_lazy=len(view.outline) > options.nav_rows,
                 sharing=list(sharing),
                 branch_panel=branch_panel(view),
+                **session_extras,
                 **variables,
             )
         finally:
@@ -621,7 +628,12 @@ def _chunk(parts: list[str], lazy: bool, after: int) -> Chunk:
 
 
 def render_project_index(project: JSON, options: Any = None, search_href: str | None = None) -> str:
-    return _page("project.html.j2", p=project, search_href=search_href)
+    return _page(
+        "project.html.j2",
+        p=project,
+        search_href=search_href,
+        charts=index_charts(project["sessions"]),
+    )
 
 
 def render_root_index(
@@ -636,6 +648,7 @@ def render_root_index(
             "tokens": sum(p["tokens"] for p in projects),
             "cost": sum(p["cost"] for p in projects),
         },
+        charts=_root_charts(projects),
     )
 
 
@@ -655,3 +668,13 @@ def render_search_page(fields: Sequence[str]) -> str:
         .get_template("search.html.j2")
         .generate(csp=csp, css=Markup(css), js=Markup(js), fields=list(fields))
     )
+
+
+def _root_charts(projects: Sequence[JSON]) -> list[Any]:
+    """Cost, tokens and sessions over time, projects by cost, tools (``page/charts.py``)."""
+    made = index_charts([s for p in projects for s in p["sessions"]])
+    by_project = project_chart(projects)
+    if by_project is not None:
+        tools_last = bool(made) and made[-1].id == "tools"
+        made.insert(len(made) - 1 if tools_last else len(made), by_project)
+    return made

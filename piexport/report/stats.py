@@ -47,6 +47,9 @@ class Figures:
         default_factory=lambda: dict.fromkeys((*TOKEN_KEYS, "total", *EXTRA_TOKEN_KEYS), 0)
     )
     cost: float = 0.0
+    costed: int = 0
+    """Assistant messages whose usage reported a cost other than 0 (a model with no price
+    reports 0): with none, the cost is unknown and shown as "—", never as $0."""
     models: list[str] = field(default_factory=list)
     files_read: set[str] = field(default_factory=set)
     files_modified: set[str] = field(default_factory=set)
@@ -70,6 +73,31 @@ class Figures:
             "errors": self.errors,
             "compactions": self.compactions,
         }
+
+    def add(self, other: Figures) -> None:
+        """Add another set's figures to these (entries of several sessions or periods)."""
+        self.entries += other.entries
+        self.messages.update(other.messages)
+        self.tool_calls.update(other.tool_calls)
+        self.tool_errors += other.tool_errors
+        for k, v in other.tokens.items():
+            self.tokens[k] = self.tokens.get(k, 0) + v
+        self.cost += other.cost
+        self.costed += other.costed
+        self.models += [m for m in other.models if m not in self.models]
+        self.files_read |= other.files_read
+        self.files_modified |= other.files_modified
+        self.errors += other.errors
+        self.compactions += other.compactions
+        for ms in (other.first_ms, other.last_ms):
+            if ms is not None:
+                self.first_ms = ms if self.first_ms is None else min(self.first_ms, ms)
+                self.last_ms = ms if self.last_ms is None else max(self.last_ms, ms)
+
+    @property
+    def known_cost(self) -> float | None:
+        """The cost, or None when no message reported one."""
+        return round(self.cost, 6) if self.costed else None
 
     @property
     def message_count(self) -> int:
@@ -133,6 +161,7 @@ def _add_usage(f: Figures, usage: Any) -> None:
     cost = usage.get("cost")
     if isinstance(cost, dict):
         f.cost += _number(cost.get("total"))
+        f.costed += _number(cost.get("total")) != 0  # a model with no price reports 0
 
 
 def _add_tool_call(f: Figures, block: JSON) -> None:

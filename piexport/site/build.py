@@ -28,6 +28,7 @@ from ..output import sweep_stale, write_atomic
 from ..read.model import JSON, Session
 from ..read.tree import timestamp_ms
 from ..report.stats import file_figures
+from ..report.usage import session_usage
 from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
@@ -166,6 +167,7 @@ def session_summary(session: Session, source: Path) -> JSON:
         "toolCalls": sum(fig.tool_calls.values()),
         "errors": fig.errors,
         "diagnostics": len(session.diagnostics),
+        "usage": session_usage(session),
     }
 
 
@@ -192,6 +194,7 @@ SUMMARY_KEYS = (
     "toolCalls",
     "errors",
     "diagnostics",
+    "usage",
 )
 
 

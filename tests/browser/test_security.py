@@ -114,6 +114,8 @@ def hostile_session(payload: str) -> tuple[list[Any], int]:
                 "model": p,
                 "stopReason": "error",
                 "errorMessage": p,
+                # the context chart and Files panel show model and paths (issue 16)
+                "usage": {"input": 10, "output": 1, "cost": {"total": 0.01}},
                 "content": [
                     {"type": "thinking", "thinking": p},
                     {"type": "text", "text": p},
