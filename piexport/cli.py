@@ -332,6 +332,16 @@ page_timeout_option = click.option(
     + ". Prefix with - to leave out, e.g. -output,-thinking.",
 )
 @click.option("--no-search", is_flag=True, help="Write no search page and no index.")
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="After building, keep the site current as sessions change (Ctrl+C stops).",
+)
+@click.option(
+    "--poll",
+    is_flag=True,
+    help="With --watch: look for changes by polling (network drives give no events).",
+)
 @page_timeout_option
 @redact_options
 @selection_options(per_session=False)
@@ -351,6 +361,8 @@ def site_command(
     redactor: Redactor | None,
     selection: Selection | None,
     strict: bool,
+    watch: bool = False,
+    poll: bool = False,
 ) -> None:
     """Archive every session under ROOT (default: pi's sessions folder) as a static site.
 
@@ -359,6 +371,24 @@ def site_command(
     unchanged sessions are kept; pages of deleted sessions are removed.
     """
     root = root if root is not None else default_sessions_root()
+    if watch:
+        _watch_and_serve(
+            root,
+            out,
+            quiet=quiet,
+            poll=poll,
+            jobs=jobs,
+            force=force,
+            project=project,
+            since=since,
+            until=until,
+            redactor=redactor,
+            selection=selection,
+            page_seconds=page_timeout,
+            search_fields=search_fields,
+            search=not no_search,
+        )
+        return
     bar: Any = None
 
     def progress(done: int, total: int) -> None:
@@ -718,6 +748,165 @@ def session_facts(session: Session) -> dict[str, Any]:
         "labels": [f"{k}={v}" for k, v in session.labels.items()],
         "diagnostics": [str(d) for d in session.diagnostics],
     }
+
+
+# ---- live: site --watch and serve
+
+
+def default_serve_folder(root: Path) -> Path:
+    """Where ``serve`` keeps its site when not told: a cache folder per sessions folder."""
+    import hashlib
+    import os
+
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path("~/.cache").expanduser())
+    resolved = str(root.expanduser().resolve())
+    digest = hashlib.sha1(resolved.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return Path(cache) / "piexport" / "serve" / digest
+
+
+def _watch_and_serve(
+    root: Path,
+    out: Path,
+    *,
+    quiet: bool,
+    poll: bool,
+    server: Any = None,
+    open_browser: bool = False,
+    **build_options: Any,
+) -> None:
+    """Build, then watch until Ctrl+C. The first Ctrl+C lets the build under way finish (so
+    the site is whole) and stops; a second one stops at once."""
+    import signal
+    import threading
+
+    from .site.watch import WatchState, watch_site
+
+    stop = threading.Event()
+    state = WatchState()
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        if state.building:
+            click.echo("stopping once this build is written (Ctrl+C again: at once)", err=True)
+
+    def on_build(report: Any) -> None:
+        for _rel, error in report.failed:
+            click.echo(terminal_safe(f"failed: {error}"), err=True)
+        if not quiet:
+            for warning in report.warnings:
+                click.echo(terminal_safe(warning), err=True)
+            if report.rendered or report.removed or report.failed or state.builds == 1:
+                click.echo(report.summary_line(), err=True)
+        if state.builds == 1:
+            if server is not None:
+                click.echo(f"serving {out} at {server.url()} (Ctrl+C stops)", err=True)
+                if open_browser:
+                    import webbrowser
+
+                    webbrowser.open(server.url())
+            elif not quiet:
+                click.echo(f"watching {root} (Ctrl+C stops)", err=True)
+
+    def on_error(exc: Exception) -> None:
+        click.echo(terminal_safe(f"build failed: {exc}"), err=True)
+        if state.builds == 0:  # nothing to serve or keep current
+            stop.set()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        watch_site(
+            root,
+            out,
+            stop=stop,
+            on_build=on_build,
+            on_error=on_error,
+            state=state,
+            force_polling=True if poll else None,
+            **build_options,
+        )
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+        raise SystemExit(130) from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+    if state.builds == 0:
+        raise Failed(state.errors[-1] if state.errors else "the site could not be built")
+    if not quiet:
+        click.echo("stopped; the site is complete", err=True)
+
+
+@cli.command("serve")
+@click.argument("root", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the site (default: a cache folder per ROOT).",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. Anything but localhost shows your sessions to the network.",
+)
+@click.option("--open", "open_browser", is_flag=True, help="Open the archive in a browser.")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None, help="Worker processes.")
+@click.option("--project", metavar="PATTERN", help="Only projects whose cwd matches this glob.")
+@click.option("--poll", is_flag=True, help="Poll for changes (network drives give no events).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@redact_options
+def serve_command(
+    root: Path | None,
+    out: Path | None,
+    port: int,
+    host: str,
+    open_browser: bool,
+    jobs: int | None,
+    project: str | None,
+    poll: bool,
+    quiet: bool,
+    redactor: Redactor | None,
+) -> None:
+    """Serve a live archive of ROOT (default: pi's sessions folder) on localhost.
+
+    Builds the site, keeps it current as pi writes, and serves it read-only. Open pages
+    update in place when their session changes.
+    """
+    from .site.serve import start_server
+
+    root = root if root is not None else default_sessions_root()
+    out = out if out is not None else default_serve_folder(root)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(
+            f"warning: listening on {host}: anyone who can reach this address can read "
+            "your sessions (no password, no TLS)",
+            err=True,
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        server = start_server(out, "127.0.0.1" if host == "localhost" else host, port)
+    except OSError as exc:
+        raise Failure(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    _watch_and_serve(
+        root,
+        out,
+        quiet=quiet,
+        poll=poll,
+        server=server,
+        open_browser=open_browser,
+        options=RenderOptions(live=True),
+        jobs=jobs,
+        project=project,
+        redactor=redactor,
+    )
 
 
 def main() -> None:

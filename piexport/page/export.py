@@ -96,6 +96,7 @@ def export_session(
     redactor: Redactor | None = None,
     selection: Selection | None = None,
     seconds: float | None = None,
+    pending_tail: bool = False,
 ) -> ExportResult:
     """Load, shape and render one session file, then write its page atomically.
 
@@ -107,8 +108,12 @@ def export_session(
 
     A page that takes longer than ``seconds`` (default :func:`page_seconds` of the input's
     size) is written as a plain-text page instead, with a diagnostic saying so.
+
+    ``pending_tail``: the file is being written; an unterminated last line waits (see
+    ``load_session``).
     """
-    session, redacted = share_session(load_session(source, name=name), redactor, selection)
+    loaded = load_session(source, name=name, pending_tail=pending_tail)
+    session, redacted = share_session(loaded, redactor, selection)
     notice = sharing_notice(selection, redacted if redactor is not None else None)
     options = options or RenderOptions()
     if seconds is None:

@@ -192,6 +192,9 @@ class RenderOptions:
     link_parent_by_name: bool = False
     """Link a forked session's parent as ``./<parent file stem>.html``: right when pages
     are written side by side, as ``piexport render`` does."""
+    live: bool = False
+    """A page for ``piexport serve``: its CSP also allows fetching from its own origin, so
+    the script can learn that the page changed and update it in place."""
     workers: int = field(default=0, repr=False, compare=False)
     """Processes that render a big page together once its highlighting is spent (0: one
     per core; a site, which renders pages side by side, uses 1). The page is the same."""
@@ -241,19 +244,22 @@ def _assets() -> tuple[str, str]:
     return css, js
 
 
-def _page_parts(template: str, **variables: Any) -> Iterator[str]:
+def _page_parts(template: str, live: bool = False, **variables: Any) -> Iterator[str]:
     css, js = _assets()
     # One Trusted Types policy, "piexport", exists: the script uses it only to build the
-    # inert parts of a big transcript from the page's own <noscript> source.
+    # inert parts of a big transcript from the page's own <noscript> source (and, on a
+    # served page, the same page fetched again from its own origin).
     csp = (
         f"default-src 'none'; script-src {csp_hash(js)}; style-src {csp_hash(css)}; "
         "img-src data:; base-uri 'none'; form-action 'none'; "
         "require-trusted-types-for 'script'; trusted-types piexport"
     )
+    if live:
+        csp += "; connect-src 'self'"
     return (
         make_env()
         .get_template(template)
-        .generate(csp=csp, css=Markup(css), js=Markup(js), **variables)
+        .generate(csp=csp, live=live, css=Markup(css), js=Markup(js), **variables)
     )
 
 
@@ -576,6 +582,7 @@ def render_session_parts(
         try:
             yield from _page_parts(
                 "session.html.j2",
+                live=options.live,
                 chunks=chunks(),
                 nav_lazy=len(view.outline) > options.nav_rows,
                 sharing=list(sharing),
@@ -630,10 +637,15 @@ def _chunk(parts: list[str], lazy: bool, after: int) -> Chunk:
 def render_project_index(project: JSON, options: Any = None, search_href: str | None = None) -> str:
     return _page(
         "project.html.j2",
+        live=_live(options),
         p=project,
         search_href=search_href,
         charts=index_charts(project["sessions"]),
     )
+
+
+def _live(options: Any) -> bool:
+    return bool(getattr(options, "live", False))
 
 
 def render_root_index(
@@ -641,6 +653,7 @@ def render_root_index(
 ) -> str:
     return _page(
         "index.html.j2",
+        live=_live(options),
         projects=projects,
         search_href=search_href,
         totals={

@@ -47,23 +47,28 @@ def load_session(
     *,
     name: str | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
+    pending_tail: bool = False,
 ) -> Session:
     """Load one session file (a path, or a binary stream such as stdin).
 
     Raises :class:`InputError` only when the file cannot be read or holds no session data
     at all; every smaller problem becomes a :class:`Diagnostic` on the session.
+
+    ``pending_tail``: a last line with no newline is being written (``site --watch``): it is
+    left for the next load instead of being reported as cut off. A finished file is read
+    the same either way.
     """
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         label = name or str(path)
         try:
             with path.open("rb") as stream, gc_paused():
-                return _load(stream, label, max_line_bytes)
+                return _load(stream, label, max_line_bytes, pending_tail)
         except OSError as exc:
             msg = f"{label}: cannot read: {exc.strerror or exc}"
             raise InputError(msg) from exc
     with gc_paused():
-        return _load(source, name or "<stdin>", max_line_bytes)
+        return _load(source, name or "<stdin>", max_line_bytes, pending_tail)
 
 
 @contextmanager
@@ -80,11 +85,13 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _load(stream: IO[bytes], label: str, max_line_bytes: int) -> Session:
+def _load(stream: IO[bytes], label: str, max_line_bytes: int, pending_tail: bool) -> Session:
     diags: list[Diagnostic] = []
     parsed: list[_Parsed] = []
     nonblank = 0
     for number, raw, oversize, terminated in _read_lines(stream, max_line_bytes):
+        if pending_tail and not terminated:
+            break  # still being written: read when its newline comes (or the file settles)
         if oversize:
             nonblank += 1
             diags.append(

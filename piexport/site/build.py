@@ -12,6 +12,7 @@ import fnmatch
 import hashlib
 import os
 import re
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -96,6 +97,9 @@ class SessionRecord:
     error: str | None = None
     diagnostics: list[str] = field(default_factory=list)
     forks_rendered: list[str] = field(default_factory=list)
+    pending: bool = False
+    """Rendered while its last line was still being written (``--watch``): rendered again
+    once that line ends or the file stops growing."""
 
     def as_json(self) -> JSON:
         return {
@@ -107,6 +111,7 @@ class SessionRecord:
             "error": self.error,
             "diagnostics": self.diagnostics,
             "forks_rendered": self.forks_rendered,
+            "pending": self.pending,
         }
 
 
@@ -125,6 +130,8 @@ class SiteReport:
     sessions: int = 0
     redacted: Counter[str] = field(default_factory=Counter)
     """Secrets replaced per rule on the pages this run rendered (with a redactor)."""
+    pending: list[str] = field(default_factory=list)
+    """Sessions whose unterminated last line is still being written (``growing_seconds``)."""
 
     def summary_line(self) -> str:
         return (
@@ -217,6 +224,8 @@ class _Job:
     """The site folder, when the session goes into the search index (None: no search)."""
     index_page: str = ""
     search_fields: frozenset[str] | None = None
+    pending_tail: bool = False
+    """The file is being written: its unterminated last line waits."""
 
 
 _Outcome = tuple[JSON | None, list[str], str | None, dict[str, int]]
@@ -237,6 +246,7 @@ def _render_one(job: _Job) -> _Outcome:
             redactor=job.redactor,
             selection=job.selection,
             seconds=job.seconds,
+            pending_tail=job.pending_tail,
         )
         if job.index_root is not None:
             _index_one(job, result.session)
@@ -327,6 +337,7 @@ def build_site(
     page_seconds: float | None = None,
     search_fields: Iterable[str] | None = None,
     search: bool = True,
+    growing_seconds: float | None = None,
 ) -> SiteReport:
     """Render every session under ``root`` into ``out`` and write the indexes.
 
@@ -336,7 +347,11 @@ def build_site(
     of it. A page that takes longer than ``page_seconds`` (default: by its size) is written
     as plain text with a diagnostic, and the build goes on. With ``search`` (the default)
     the site gets ``search.html`` and an index of ``search_fields`` (default: everything,
-    see ``search.records.FIELDS``), re-merged only when a page was rendered or removed."""
+    see ``search.records.FIELDS``), re-merged only when a page was rendered or removed.
+
+    ``growing_seconds`` (``--watch``): a file whose last line has no newline yet and that was
+    written less than this many seconds ago is being written; that line waits, with no
+    warning, and the page is made again once the line ends or the file stops growing."""
     from ..page.export import RenderOptions
     from ..page.render import render_project_index, render_root_index
 
@@ -398,6 +413,7 @@ def build_site(
     jobs_todo: list[tuple[str, _Job]] = []
     for source, rel, page, header in planned:
         stat = source.stat()
+        pending = growing_seconds is not None and _growing(source, stat, growing_seconds)
         parent = header.get("parentSession") or header.get("branchedFrom")
         parent_page = by_name.get(_basename(parent)) if isinstance(parent, str) else None
         my_forks = tuple((name, _relative(page, p)) for name, p in forks.get(page, []))
@@ -410,15 +426,20 @@ def build_site(
             and prev.page == page
             and prev.forks_rendered == fork_key
             and prev.error is None
+            and prev.pending == pending
             and (out / page).is_file()
             and (not search or (out / INDEX_CACHE / f"{session_key(page)}.json").is_file())
         ):
+            if pending:
+                report.pending.append(rel)
             records[rel] = prev
             report.unchanged += 1
             continue
         records[rel] = SessionRecord(
-            rel, stat.st_size, stat.st_mtime_ns, page, {}, None, [], fork_key
+            rel, stat.st_size, stat.st_mtime_ns, page, {}, None, [], fork_key, pending
         )
+        if pending:
+            report.pending.append(rel)
         jobs_todo.append(
             (
                 rel,
@@ -435,6 +456,7 @@ def build_site(
                     out if search else None,
                     page,
                     fields,
+                    pending,
                 ),
             )
         )
@@ -535,6 +557,19 @@ def _write_search(
     ]
     build_index(out, sessions, shown, gate)
     _write_checked(out / "search.html", render_search_page(shown), redactor)
+
+
+def _growing(source: Path, stat: os.stat_result, seconds: float) -> bool:
+    """Whether the file's last line is still being written: no newline at its end yet,
+    and written in the last ``seconds``. Looked at after the stat the manifest records."""
+    if stat.st_size == 0 or time.time() - stat.st_mtime >= seconds:
+        return False
+    try:
+        with source.open("rb") as f:
+            f.seek(-1, os.SEEK_END)
+            return f.read(1) != b"\n"
+    except OSError:
+        return False
 
 
 def _basename(path: str) -> str:

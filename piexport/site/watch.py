@@ -1,0 +1,145 @@
+"""``piexport site --watch``: keep a site current while pi writes its sessions.
+
+After the first build, wait for the file system to say that a session file changed, then run
+the site build again. The build is incremental (its manifest): only sessions whose size or
+time changed are rendered again, and the indexes (and whatever else the build writes) are
+made from the manifest, so a session deleted or renamed leaves them at once. Nothing here
+plans pages: this module only decides *when* to build.
+
+Events come from ``watchfiles`` (Rust ``notify``: inotify, FSEvents, ReadDirectoryChangesW),
+so an idle watch over a thousand sessions costs no CPU; ``force_polling`` covers folders
+where the OS gives no events (network drives).
+
+A line pi is still writing is not an error: builds here pass ``growing_seconds``, so an
+unterminated last line waits until its newline comes or the file has not grown for that long
+(then it is reported as cut off, as ``render`` reports it).
+
+Stopping: ``stop`` (a ``threading.Event``) ends the watch between builds; a build under way
+is finished first, so the site is whole when the watch returns (pages and the manifest are
+written atomically either way).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .build import SiteReport, build_site
+
+GROWING_SECONDS = 2.0
+"""How long a file with an unterminated last line may stay unchanged before that line is
+taken as cut off (an interrupted write) rather than being written."""
+DEBOUNCE_MS = 150
+"""Changes that arrive together are built together: pi appends a message in several writes."""
+
+
+@dataclass(slots=True)
+class WatchState:
+    """What the watch has done so far (read by the caller and by tests)."""
+
+    builds: int = 0
+    last: SiteReport | None = None
+    building: bool = False
+    errors: list[str] = field(default_factory=list)
+
+
+def _session_filter(root: Path) -> Callable[[Any, str], bool]:
+    """Only session files matter (and deletions, which may be whole folders): the pages the
+    build writes never wake it, even when the output folder is inside the sessions folder."""
+    from watchfiles import Change
+
+    single = root if root.is_file() else None
+
+    def accept(change: Any, path: str) -> bool:
+        if single is not None:
+            return Path(path) == single
+        return path.endswith(".jsonl") or change == Change.deleted
+
+    return accept
+
+
+def watch_site(
+    root: Path,
+    out: Path,
+    *,
+    stop: threading.Event,
+    on_build: Callable[[SiteReport], None] | None = None,
+    on_error: Callable[[Exception], None] | None = None,
+    state: WatchState | None = None,
+    force_polling: bool | None = None,
+    growing_seconds: float = GROWING_SECONDS,
+    debounce_ms: int = DEBOUNCE_MS,
+    **build_options: Any,
+) -> WatchState:
+    """Build the site, then build again whenever a session under ``root`` changes, until
+    ``stop`` is set. ``build_options`` go to :func:`build_site` unchanged (options, redactor,
+    project filter…). An error of one build (e.g. the output folder became unwritable) is
+    passed to ``on_error`` and the watch goes on; the next change tries again."""
+    from watchfiles import watch
+
+    root = root.expanduser()
+    state = state if state is not None else WatchState()
+
+    def build() -> None:
+        state.building = True
+        try:
+            report = build_site(root, out, growing_seconds=growing_seconds, **build_options)
+        except Exception as exc:  # the watch outlives one failed build
+            state.errors.append(str(exc))
+            if on_error is None:
+                raise
+            on_error(exc)
+            return
+        finally:
+            state.building = False
+        state.builds += 1
+        state.last = report
+        if on_build is not None:
+            on_build(report)
+
+    build()
+    if stop.is_set():
+        return state
+    watched = root.parent if root.is_file() else root
+    # rust_timeout: wake now and then to finish lines that stopped growing (no events come
+    # for a file nobody writes); with nothing pending those wakes do nothing
+    for changes in watch(
+        watched,
+        watch_filter=_session_filter(root),
+        debounce=debounce_ms,
+        step=50,
+        stop_event=stop,
+        rust_timeout=int(growing_seconds * 1000),
+        yield_on_timeout=True,
+        raise_interrupt=False,
+        force_polling=force_polling,
+    ):
+        if stop.is_set():
+            break
+        if not changes and not _settled(state):
+            continue
+        build()
+        if stop.is_set():
+            break
+    return state
+
+
+def _settled(state: WatchState) -> bool:
+    """A session was rendered with a line still being written: build again, so the line
+    (finished, or cut off and reported) shows."""
+    return bool(state.last is not None and state.last.pending)
+
+
+def wait_for(predicate: Callable[[], bool], seconds: float, step: float = 0.05) -> bool:
+    """Poll ``predicate`` until true or ``seconds`` pass (for callers and tests that wait on
+    a watch running in another thread); returns the last answer."""
+    end = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > end:
+            return predicate()
+        time.sleep(step)
+    return True
