@@ -102,6 +102,11 @@ def tokens(n: float | None) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(int(n))
 
 
+def axis(label: str) -> str:
+    """An axis top without needless decimals: 200k, 1M, $2."""
+    return label.replace(".0k", "k").replace(".00M", "M").replace(".00", "")
+
+
 def money(cost: float | None) -> str:
     """Dollars; None (no message reported a cost) is "—", never $0."""
     if cost is None:
@@ -204,7 +209,7 @@ def context_chart(view: SessionView) -> Chart | None:
             + ". Bars link to their turn."
         ),
         width=len(bins) * SLOT,
-        y_label=tokens(top),
+        y_label=axis(tokens(top)),
         y2_label=f"cost {money(cost_top)}" if cost_top else "",
         x_start="turn 1",
         x_end=f"turn {len(turns)}",
@@ -399,7 +404,7 @@ def _time_charts(days: dict[date, list[tuple[str, str, int, float | None, int]]]
             f"{'Cost' if kind == 'cost' else 'Tokens'} per {per}, by model",
             note="Every assistant message on every branch, on the day (UTC) of its entry.",
             width=len(starts) * SLOT,
-            y_label=fmt(top),
+            y_label=axis(fmt(top)),
             x_start=labels[0],
             x_end=labels[-1],
             legend=[(cls[n], n) for n in names],
