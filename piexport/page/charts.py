@@ -88,9 +88,8 @@ class Chart:
     def svg_elements(self) -> int:
         """Elements the SVG holds (svg, bars with title and link, marks, lines)."""
         n = 1 + len(self.lines)
-        for item in (*self.bars, *self.marks):
-            n += 2 + (1 if item.href else 0)
-        return n
+        links = [b.href for b in self.bars] + [m.href for m in self.marks]
+        return n + sum(2 + (1 if href else 0) for href in links)
 
 
 def tokens(n: float | None) -> str:
