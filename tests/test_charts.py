@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -336,5 +337,5 @@ def test_branch_summaries_and_model_changes_are_marked() -> None:
     assert kinds.count("branch") == len(on_path) == 1
     assert chart.marks[kinds.index("branch")].href == "#" + view.dom_of(on_path[0].id)
     models = [r[1] for r in chart.rows]
-    changes = sum(a != b for a, b in zip(models, models[1:], strict=False))
+    changes = sum(a != b for a, b in pairwise(models))
     assert kinds.count("model") == changes >= 1
