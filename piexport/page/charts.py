@@ -403,7 +403,7 @@ def _time_charts(days: dict[date, list[tuple[str, str, int, float | None, int]]]
             f"{'Cost' if kind == 'cost' else 'Tokens'} per {per}, by model",
             note="Every assistant message on every branch, on the day (UTC) of its entry.",
             width=len(starts) * SLOT,
-            y_label=axis(fmt(top)),
+            y_label=f"${top:g}" if kind == "cost" else axis(tokens(top)),
             x_start=labels[0],
             x_end=labels[-1],
             legend=[(cls[n], n) for n in names],
