@@ -1149,7 +1149,11 @@ def usage_command(
     else:
         click.echo(format_table(report, terminal_safe))
     for p in problems:
-        click.echo(terminal_safe(f"warning: {p}"), err=True)
+        click.echo(terminal_safe(p), err=True)
+    if problems:
+        raise Failed(
+            f"{len(problems)} session file(s) could not be read; the figures leave them out"
+        )
 
 
 @cli.command("files")

@@ -465,7 +465,8 @@
     window.clearTimeout(timer);
     timer = window.setTimeout(function () { setUrl(box.value); search(box.value); }, 150);
   });
-  document.getElementById("search-form").addEventListener("submit", function (ev) {
+  box.addEventListener("keydown", function (ev) {
+    if (ev.key !== "Enter") return;
     ev.preventDefault();
     window.clearTimeout(timer);
     setUrl(box.value);

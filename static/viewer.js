@@ -580,9 +580,8 @@
   }
 
   // ---- the archive's search box on the indexes: Enter opens search.html?q=…
-  Array.prototype.forEach.call(document.querySelectorAll("form.site-search"), function (form) {
+  Array.prototype.forEach.call(document.querySelectorAll("div.site-search"), function (form) {
     var input = form.querySelector("input");
-    form.addEventListener("submit", function (ev) { ev.preventDefault(); });
     if (!input) return;
     input.addEventListener("keydown", function (ev) {
       if (ev.key !== "Enter") return;

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -323,3 +324,18 @@ def test_cli_usage_and_chart_tables_agree_on_days(site: Path, runner: CliRunner)
         weeks[f"week of {monday.isoformat()}"] = r["sessions"]
     assert chart == weeks
     assert re.fullmatch(r"\d+", str(sum(chart.values())))
+
+
+def test_branch_summaries_and_model_changes_are_marked() -> None:
+    shop = next(SAMPLES.glob("--home-alice-src-shop--/2025-03-04*.jsonl"))
+    session = load_session(shop)
+    view = build_view(session)
+    chart = context_chart(view)
+    assert chart is not None
+    kinds = [m.cls for m in chart.marks]
+    on_path = [e for e in session.path_entries() if e.type == "branch_summary"]
+    assert kinds.count("branch") == len(on_path) == 1
+    assert chart.marks[kinds.index("branch")].href == "#" + view.dom_of(on_path[0].id)
+    models = [r[1] for r in chart.rows]
+    changes = sum(a != b for a, b in pairwise(models))
+    assert kinds.count("model") == changes >= 1

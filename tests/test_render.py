@@ -86,7 +86,9 @@ def static_checks(html: str) -> BeautifulSoup:
     assert len(scripts) == 1 and len(styles) == 1
     for inline, directive in ((scripts[0], "script-src"), (styles[0], "style-src")):
         digest = base64.b64encode(hashlib.sha256(inline.string.encode()).digest()).decode()
-        assert f"{directive} 'sha256-{digest}';" in csp
+        # search.html alone also loads its index files, scripts from its own folder
+        extra = " 'self'" if directive == "script-src" and 'id="search-box"' in html else ""
+        assert f"{directive} 'sha256-{digest}'{extra};" in csp
     for tag in soup.find_all(True):
         assert tag.name not in FORBIDDEN_TAGS, tag.name
         for attr, value in tag.attrs.items():

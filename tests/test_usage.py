@@ -314,3 +314,14 @@ def test_files_on_every_branch_current_first(make_session: Any, runner: CliRunne
 )
 def test_paths_relative_to_the_cwd(cwd: str | None, path: str, shown: str) -> None:
     assert shown_path(path, cwd) == shown
+
+
+def test_a_file_that_is_not_a_session_is_named_and_the_rest_counted(
+    make_session: Any, runner: CliRunner, tmp_path: Path
+) -> None:
+    make_session([_turn("a1", None, 1, cost=0.5, day="2025-03-04T10:00:00.000Z")], name="ok.jsonl")
+    (tmp_path / "bad.jsonl").write_text("garbage\n")
+    result = runner.invoke(cli, ["usage", str(tmp_path), "--format", "json"])
+    assert result.exit_code == 1
+    assert "bad.jsonl" in result.stderr
+    assert orjson.loads(result.stdout)["total"]["cost"] == 0.5

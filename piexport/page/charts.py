@@ -88,9 +88,8 @@ class Chart:
     def svg_elements(self) -> int:
         """Elements the SVG holds (svg, bars with title and link, marks, lines)."""
         n = 1 + len(self.lines)
-        for item in (*self.bars, *self.marks):
-            n += 2 + (1 if getattr(item, "href", None) else 0)
-        return n
+        links = [b.href for b in self.bars] + [m.href for m in self.marks]
+        return n + sum(2 + (1 if href else 0) for href in links)
 
 
 def tokens(n: float | None) -> str:
@@ -100,6 +99,11 @@ def tokens(n: float | None) -> str:
     if n >= 1_000_000:
         return f"{n / 1_000_000:.2f}M"
     return f"{n / 1000:.1f}k" if n >= 1000 else str(int(n))
+
+
+def axis(label: str) -> str:
+    """An axis top without needless decimals: 200k, 1M, $2."""
+    return label.replace(".0k", "k").replace(".00M", "M").replace(".00", "")
 
 
 def money(cost: float | None) -> str:
@@ -204,7 +208,7 @@ def context_chart(view: SessionView) -> Chart | None:
             + ". Bars link to their turn."
         ),
         width=len(bins) * SLOT,
-        y_label=tokens(top),
+        y_label=axis(tokens(top)),
         y2_label=f"cost {money(cost_top)}" if cost_top else "",
         x_start="turn 1",
         x_end=f"turn {len(turns)}",
@@ -399,7 +403,7 @@ def _time_charts(days: dict[date, list[tuple[str, str, int, float | None, int]]]
             f"{'Cost' if kind == 'cost' else 'Tokens'} per {per}, by model",
             note="Every assistant message on every branch, on the day (UTC) of its entry.",
             width=len(starts) * SLOT,
-            y_label=fmt(top),
+            y_label=f"${top:g}" if kind == "cost" else axis(tokens(top)),
             x_start=labels[0],
             x_end=labels[-1],
             legend=[(cls[n], n) for n in names],

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import fnmatch
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone, tzinfo
 from pathlib import Path
@@ -153,36 +153,48 @@ def session_groups(
 
 
 def tool_rows(
-    session: Session, since: date | None, until: date | None, tz: tzinfo
+    session: Session,
+    since: date | None,
+    until: date | None,
+    tz: tzinfo,
+    calls: Mapping[str, int] | None = None,
 ) -> dict[str, tuple[int, int]]:
-    """Calls and failed results per tool name."""
-    calls: dict[str, int] = {}
-    errors: dict[str, int] = {}
-    names: dict[str, str] = {}
-    kept = [
-        e
-        for e in session.entries
-        if _in_range(local_day(timestamp_ms(e.timestamp), tz), since, until)
+    """Calls and failed results per tool name (``calls``: the range's ``Figures.tool_calls``,
+    when the caller has them already)."""
+    kept = (
+        session.entries
+        if since is None and until is None
+        else [
+            e
+            for e in session.entries
+            if _in_range(local_day(timestamp_ms(e.timestamp), tz), since, until)
+        ]
+    )
+    if calls is None:
+        calls = compute_figures(kept).tool_calls
+    failed = [
+        e.message or {}
+        for e in kept
+        if e.role == "toolResult" and (e.message or {}).get("isError") is True
     ]
-    for e in session.entries:  # a result may come a day after its call: names from all
-        if e.role != "assistant":
-            continue
-        content = (e.message or {}).get("content")
-        for b in content if isinstance(content, list) else ():
-            if isinstance(b, dict) and b.get("type") == "toolCall" and isinstance(b.get("id"), str):
-                name = b.get("name")
-                names[b["id"]] = name if isinstance(name, str) and name else "?"
-    for e in kept:
-        if e.role == "assistant":
-            for name, n in compute_figures([e]).tool_calls.items():
-                calls[name] = calls.get(name, 0) + n
-        elif e.role == "toolResult" and (e.message or {}).get("isError") is True:
-            msg = e.message or {}
-            cid = msg.get("toolCallId")
-            found = names.get(cid) if isinstance(cid, str) else None
-            found = found or msg.get("toolName")
-            tool = found if isinstance(found, str) and found else "?"
-            errors[tool] = errors.get(tool, 0) + 1
+    names: dict[str, str] = {}
+    if failed:  # a result may come a day after its call: names from every entry
+        for e in session.entries:
+            if e.role != "assistant":
+                continue
+            content = (e.message or {}).get("content")
+            for b in content if isinstance(content, list) else ():
+                if isinstance(b, dict) and b.get("type") == "toolCall":
+                    cid, name = b.get("id"), b.get("name")
+                    if isinstance(cid, str):
+                        names[cid] = name if isinstance(name, str) and name else "?"
+    errors: dict[str, int] = {}
+    for msg in failed:
+        cid = msg.get("toolCallId")
+        found = names.get(cid) if isinstance(cid, str) else None
+        found = found or msg.get("toolName")
+        tool = found if isinstance(found, str) and found else "?"
+        errors[tool] = errors.get(tool, 0) + 1
     return {n: (calls.get(n, 0), errors.get(n, 0)) for n in {*calls, *errors}}
 
 
@@ -395,7 +407,7 @@ def session_usage(session: Session) -> JSON:
         whole.add(fig)
         if fig.message_count or fig.tokens["total"]:
             days.append([day, model, fig.tokens["total"], fig.known_cost, fig.message_count])
-    tools = tool_rows(session, None, None, timezone.utc)
+    tools = tool_rows(session, None, None, timezone.utc, whole.tool_calls)
     return {
         "days": days,
         "tools": {k: list(v) for k, v in sorted(tools.items())},

@@ -153,9 +153,11 @@ def build_index(
     ``gate(text, path)``, when redacting, sees every file before it is written. Returns the
     number of records indexed."""
 
-    def write(path: Path, data: str) -> None:
+    def write(path: Path, data: str, shown: str | None = None) -> None:
+        """``shown``: what the gate checks when the file's structure is not text (a shard's
+        terms, one per line: its JSON would look like ``"key": "value"`` assignments)."""
         if gate is not None:
-            gate(data, path)
+            gate(data if shown is None else shown, path)
         write_atomic(path, data)
 
     postings: dict[str, list[int]] = {}
@@ -201,7 +203,7 @@ def build_index(
         by_shard[term_shard(t, shards)][t] = encode_postings(postings[t])
     search = out / "search"
     for i, part in enumerate(by_shard):
-        write(search / "t" / f"{i}.js", script("terms", i, part))
+        write(search / "t" / f"{i}.js", script("terms", i, part), "\n".join(part))
     for stale in (search / "t").glob("*.js"):
         if not stale.stem.isdigit() or int(stale.stem) >= shards:
             stale.unlink()
@@ -212,7 +214,10 @@ def build_index(
     write(
         search / "entries.js",
         script("entries", {"k": kinds, "t": tools, "m": models, "l": labels, "w": times}),
+        "",  # numbers only
     )
+    shown = [s[k] or "" for s in meta_sessions for k in ("h", "t", "p")]
+    shown += [*names["tool"], *names["model"], *names["label"], *fields]
     write(
         search / "meta.js",
         script(
@@ -229,5 +234,6 @@ def build_index(
                 "records": n,
             },
         ),
+        "\n".join(str(s) for s in shown),
     )
     return n
