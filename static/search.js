@@ -372,10 +372,8 @@
       var more = el("button", "more-hits", "Show all " + g.length + " matches in this session");
       more.type = "button";
       more.addEventListener("click", function () {
-        Promise.all(g.slice(SHOWN_PER_SESSION).map(function (h) { return h; })).then(function () {
-          g.slice(SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
-          more.remove();
-        });
+        g.slice(SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
+        more.remove();
       });
       sec.appendChild(more);
     }

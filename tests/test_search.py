@@ -101,10 +101,7 @@ def _candidates(texts: list[str], **kw: Any) -> list[Any]:
         "error": False,
         "project": "",
     }
-    return [
-        (i, 0, candidate(terms(t), t, **{**base, **kw.get(str(i), {})}))
-        for i, t in enumerate(texts)
-    ]
+    return [(i, 0, candidate(t, **{**base, **kw.get(str(i), {})})) for i, t in enumerate(texts)]
 
 
 def test_all_words_before_some_and_phrase_before_words() -> None:
@@ -152,7 +149,6 @@ def test_every_word_of_every_indexed_entry_finds_that_entry() -> None:
         session = load_session(path)
         for r, rec in enumerate(session_records(session)):
             c = candidate(
-                terms(rec.text),
                 rec.text,
                 rec.role,
                 rec.tool,

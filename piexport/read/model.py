@@ -192,12 +192,13 @@ class Session:
         return None
 
 
-def content_text(content: Any) -> str:
-    """The text of a message's content (a string or a list of blocks), images skipped."""
+def content_text(content: Any, sep: str = "") -> str:
+    """The text of a message's content (a string or a list of blocks, joined by ``sep``),
+    images skipped."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(
+        return sep.join(
             b["text"]
             for b in content
             if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)

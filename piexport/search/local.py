@@ -11,7 +11,6 @@ from ..read.model import JSON
 from .index import read_script, unpack_docs
 from .query import Candidate, Query, candidate, search, snippet_line
 from .records import ROLES, session_records
-from .tokens import terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +114,6 @@ def run_search(
                     s,
                     r,
                     candidate(
-                        terms(row["text"]),
                         row["text"],
                         row["role"],
                         row["tool"],

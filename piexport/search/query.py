@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from .tokens import fold, fold_map, run_terms, runs
+from .tokens import fold, fold_map, folded_terms, run_terms, runs
 
 FILTERS = ("project", "model", "role", "tool", "label", "after", "before", "is")
 
@@ -256,17 +256,16 @@ def snippet_line(
     plain: Callable[[str], str] = lambda s: s,
 ) -> str:
     """The snippet on one line: each match through ``mark``, the rest through ``plain``."""
-    part, spans = snippet(" ".join(text.split()) if len(text) < 100_000 else text, q, width)
+    part, spans = snippet(" ".join(text.split()), q, width)
     out, at = [], 0
     for a, b in spans:
         out += [plain(part[at:a]), mark(part[a:b])]
         at = b
     out.append(plain(part[at:]))
-    return " ".join("".join(out).split(" "))
+    return "".join(out)
 
 
 def candidate(
-    record_terms: Iterable[str],
     text: str,
     role: str,
     tool: str,
@@ -278,9 +277,10 @@ def candidate(
 ) -> Candidate:
     if time:  # the index keeps minutes: rank and filter the same on either side
         time = time // 60_000 * 60_000
+    folded = fold(text)
     return Candidate(
-        frozenset(record_terms),
-        fold(text),
+        frozenset(folded_terms(folded)),
+        folded,
         role,
         tuple(fold(tool).split()),
         fold(model),

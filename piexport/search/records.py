@@ -60,15 +60,6 @@ def _s(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _clean(text: str) -> str:
-    """Lone surrogates (a JSON ``\\ud800`` escape) as U+FFFD: index files are UTF-8."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return text
-
-
 def _arg_text(value: Any, out: list[str], depth: int = 0) -> None:
     """The values of a tool call's arguments, in order (keys are the tool's, not the user's)."""
     if depth > 50:
@@ -131,9 +122,7 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
             yield (
                 "output",
                 _s(msg.get("toolName")),
-                strip_ansi(
-                    _blocks(content) if isinstance(content, list) else content_text(content)
-                ),
+                strip_ansi(content_text(content, "\n\n")),
                 msg.get("isError") is True,
             )
         elif role == "bashExecution":
@@ -144,17 +133,11 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
         elif role in ("branchSummary", "compactionSummary"):
             yield "summary", "", _s(msg.get("summary")), False
         else:  # custom and unknown roles
-            yield (
-                "custom",
-                "",
-                _blocks(content) if isinstance(content, list) else _s(content),
-                False,
-            )
+            yield "custom", "", content_text(content, "\n\n"), False
     elif kind in ("compaction", "branch_summary"):
         yield "summary", "", _s(raw.get("summary")), False
     elif kind == "custom_message":
-        content = raw.get("content")
-        text = _blocks(content) if isinstance(content, list) else _s(content)
+        text = content_text(raw.get("content"), "\n\n")
         yield "custom", "", "\n".join(filter(None, [_s(raw.get("customType")), text])), False
     elif kind == "label":
         yield "label", "", _s(raw.get("label")), False
@@ -164,15 +147,6 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
         values: list[str] = []
         _arg_text({k: v for k, v in raw.items() if k not in ("id", "parentId", "type")}, values)
         yield "other", "", "\n".join(values), False
-
-
-def _blocks(content: list[Any]) -> str:
-    """Text blocks joined by blank lines (images are data, not text)."""
-    return "\n\n".join(
-        b["text"]
-        for b in content
-        if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
-    )
 
 
 def session_records(session: Session, fields: frozenset[str] | None = None) -> list[Record]:

@@ -83,8 +83,13 @@ def run_terms(run: str, spaceless: bool) -> list[str]:
 
 def terms(text: str) -> list[str]:
     """Every term of ``text`` in order (with repeats)."""
+    return folded_terms(fold(text))
+
+
+def folded_terms(folded: str) -> list[str]:
+    """Every term of text that is already folded."""
     out: list[str] = []
-    for run, spaceless in runs(fold(text)):
+    for run, spaceless in runs(folded):
         out.extend(run_terms(run, spaceless))
     return out
 
