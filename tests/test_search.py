@@ -358,3 +358,29 @@ def test_cli_search_prints_path_line_id_snippet(tmp_path: Path) -> None:
 def test_cli_search_refuses_an_empty_query(bad: str) -> None:
     result = CliRunner().invoke(cli, ["search", bad, str(SAMPLES)])
     assert result.exit_code != 0
+
+
+def test_the_gate_sees_index_text_before_json_and_deflate(tmp_path: Path) -> None:
+    """A secret the redactor missed is stopped by the gate in a session's index part."""
+    from piexport import Redactor
+    from piexport.page.export import check_output
+    from piexport.search.index import write_session_index
+    from piexport.share.redact import RedactionError
+
+    key = (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA"
+        + "x" * 60
+        + "\n-----END RSA PRIVATE KEY-----"
+    )
+    session = load_session(_session(tmp_path, [msg("u1", None, "user", f"here:\n{key}", 1)]))
+    redactor = Redactor()
+    seen: list[str] = []
+
+    def gate(text: str, path: Path) -> None:
+        seen.append(text)
+        check_output(text, redactor, path)
+
+    with pytest.raises(RedactionError):
+        write_session_index(session, tmp_path / "site", "p/s.html", None, gate)
+    assert key in seen[0]  # the text itself, not its JSON escape
+    assert not (tmp_path / "site" / "search").exists()

@@ -82,8 +82,8 @@ def write_session_index(
 ) -> None:
     """Write one session's part of the index (in the worker that rendered its page).
 
-    ``gate(text, path)`` is the output gate when redacting: it sees the text before it is
-    deflated, so nothing it would stop hides inside the compressed data."""
+    ``gate(text, path)`` is the output gate when redacting: it sees the text itself, before
+    it is escaped as JSON and deflated, so nothing it would stop hides in either form."""
     key = session_key(page)
     records = session_records(session, fields)
     lines = {e.id: e.line for e in session.entries}
@@ -102,9 +102,10 @@ def write_session_index(
     ]
     docs_json = orjson.dumps(docs)
     rows_json = orjson.dumps({"v": INDEX_VERSION, "page": page, "rows": rows})
-    if gate is not None:
-        gate(docs_json.decode("utf-8", "replace"), out / "search" / "d" / f"{key}.js")
-        gate(rows_json.decode("utf-8", "replace"), out / CACHE / f"{key}.json")
+    if gate is not None:  # what the files say, one value per line, not their JSON
+        said = [str(v) for doc in docs for v in doc]
+        gate("\n".join(said), out / "search" / "d" / f"{key}.js")
+        gate("\n".join([page, *(str(v) for row in rows for v in row)]), out / CACHE / f"{key}.json")
     packed = base64.b64encode(zlib.compress(docs_json, 6)).decode("ascii")
     write_atomic(out / "search" / "d" / f"{key}.js", script("docs", key, packed))
     write_atomic(out / CACHE / f"{key}.json", rows_json.decode())

@@ -270,14 +270,18 @@ def _index_one(job: _Job, session: Session) -> None:
     from ..search.index import write_session_index
 
     assert job.index_root is not None
-    gate = None
-    if job.redactor is not None:
-        from ..page.export import check_output
+    write_session_index(
+        session, job.index_root, job.index_page, job.search_fields, _gate(job.redactor)
+    )
 
-        def gate(text: str, path: Path) -> None:
-            check_output(text, job.redactor, path)
 
-    write_session_index(session, job.index_root, job.index_page, job.search_fields, gate)
+def _gate(redactor: Any) -> Callable[[str, Path], None] | None:
+    """The output gate as ``gate(text, path)`` when redacting, else None."""
+    if redactor is None:
+        return None
+    from ..page.export import check_output
+
+    return lambda text, path: check_output(text, redactor, path)
 
 
 def _shown(text: str, redactor: Any) -> str:
@@ -537,13 +541,6 @@ def _write_search(
     from ..page.render import render_search_page
     from ..search.index import IndexedSession, build_index
 
-    gate = None
-    if redactor is not None:
-        from ..page.export import check_output
-
-        def gate(text: str, path: Path) -> None:
-            check_output(text, redactor, path)
-
     shown = [f for f in FIELDS if f in fields]
     sessions = [
         IndexedSession(
@@ -555,7 +552,7 @@ def _write_search(
         for r in sorted(records, key=lambda r: r.page)
         if r.error is None
     ]
-    build_index(out, sessions, shown, gate)
+    build_index(out, sessions, shown, _gate(redactor))
     _write_checked(out / "search.html", render_search_page(shown), redactor)
 
 
