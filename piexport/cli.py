@@ -229,6 +229,18 @@ session_file = click.argument("file", type=click.Path(dir_okay=False, allow_dash
 strict_option = click.option("--strict", is_flag=True, help="Exit 1 when the file had warnings.")
 
 
+def format_option(*choices: str, help: str | None = None) -> Callable[[F], F]:
+    """``--format`` as every command spells it: the first choice is the default."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(choices)),
+        default=choices[0],
+        show_default=True,
+        help=help,
+    )
+
+
 @click.group(context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
 @click.version_option(__version__, "-V", "--version", prog_name="piexport")
 @click.pass_context
@@ -459,13 +471,7 @@ def _search_fields(value: str | None) -> frozenset[str] | None:
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     help="Search a built site's index instead of a sessions folder.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-)
+@format_option("text", "json", help="path:line: id: snippet per match, or JSON.")
 @click.option(
     "--limit",
     type=click.IntRange(0),
@@ -533,12 +539,10 @@ def search_command(
     type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
     help="File to write (default: the session's name with .html/.md/.json, here; - for stdout).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["html", "md", "json"]),
-    default="html",
-    show_default=True,
+@format_option(
+    "html",
+    "md",
+    "json",
     help="A page, the conversation as Markdown, or the model as JSON.",
 )
 @click.option("--open", "open_page", is_flag=True, help="Open the page in a browser afterwards.")
@@ -621,14 +625,7 @@ def render_command(
 
 @cli.command("summary")
 @session_file
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["markdown", "json"]),
-    default="markdown",
-    show_default=True,
-    help="Markdown for a CI job page, or the stable JSON figures.",
-)
+@format_option("markdown", "json", help="Markdown for a CI job page, or the stable JSON figures.")
 @click.option("--leaf", "leaf_id", metavar="ID", help="Summarise the path to this leaf.")
 @click.option("--link", metavar="URL", help="Link to the HTML page, shown in the Markdown.")
 @click.option(
@@ -676,14 +673,7 @@ def summary_command(
 
 @cli.command("branches")
 @session_file
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="A block per leaf, or the stable JSON.",
-)
+@format_option("text", "json", help="A block per leaf, or the stable JSON.")
 @strict_option
 def branches_command(file: str, fmt: str, strict: bool) -> None:
     """Print every branch (leaf) with its figures from where it forks off the current one."""
@@ -700,14 +690,7 @@ def branches_command(file: str, fmt: str, strict: bool) -> None:
 @session_file
 @click.argument("leaf_a", metavar="LEAF_A")
 @click.argument("leaf_b", metavar="LEAF_B")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["md", "json"]),
-    default="md",
-    show_default=True,
-    help="Markdown for a pull request or CI report, or the stable JSON.",
-)
+@format_option("md", "json", help="Markdown for a pull request or CI report, or the stable JSON.")
 @strict_option
 def compare_command(file: str, leaf_a: str, leaf_b: str, fmt: str, strict: bool) -> None:
     """Compare two branches (leaf ids or labels): turns aligned, figures, files, diffs."""
@@ -1049,14 +1032,7 @@ def share_command(
 
 
 @cli.command("shares")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="A table, or every record as JSON.",
-)
+@format_option("table", "json", help="A table, or every record as JSON.")
 def shares_command(fmt: str) -> None:
     """List the pages `piexport share` uploaded, oldest first, and which were revoked."""
     from .share.log import ShareLog
@@ -1099,14 +1075,7 @@ def shares_command(fmt: str) -> None:
 @click.option("--until", metavar="DATE", help="Only messages on or before this day (YYYY-MM-DD).")
 @click.option("--project", metavar="GLOB", help="Only projects whose cwd matches this glob.")
 @click.option("--tz", "tz_name", metavar="ZONE", help="Days in this IANA zone (default: UTC).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-    help="An aligned table, or JSON/CSV for scripts.",
-)
+@format_option("table", "json", "csv", help="An aligned table, or JSON/CSV for scripts.")
 def usage_command(
     root: Path | None,
     by: str,
@@ -1158,14 +1127,7 @@ def usage_command(
 
 @cli.command("files")
 @session_file
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="A list for people, or JSON with every change.",
-)
+@format_option("text", "json", help="A list for people, or JSON with every change.")
 @strict_option
 def files_command(file: str, fmt: str, strict: bool) -> None:
     """Every file the session read, edited or wrote, on every branch (current one first)."""
