@@ -512,7 +512,10 @@ def search_command(
         root = root if root is not None else default_sessions_root()
         if not root.exists():
             raise Failure(f"{root}: no such folder")
-        groups, complete = run_search(q, root=root, fields=search_fields)
+        problems: list[str] = []
+        groups, complete = run_search(q, root=root, fields=search_fields, problems=problems)
+        for problem in problems:
+            click.echo(terminal_safe(f"piexport: {problem}"), err=True)
     hits = [h for g in groups for h in g]
     if limit:
         hits = hits[:limit]

@@ -384,3 +384,13 @@ def test_the_gate_sees_index_text_before_json_and_deflate(tmp_path: Path) -> Non
         write_session_index(session, tmp_path / "site", "p/s.html", None, gate)
     assert key in seen[0]  # the text itself, not its JSON escape
     assert not (tmp_path / "site" / "search").exists()
+
+
+def test_cli_search_names_files_it_cannot_read(tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    shutil.copytree(SAMPLES, root)
+    bad = root / "not-a-session.jsonl"
+    bad.write_text("not json at all\n")
+    result = CliRunner().invoke(cli, ["search", "coupon", str(root), "--limit", "1"])
+    assert result.exit_code == 0
+    assert str(bad) in result.stderr and "coupon" in result.stdout.lower()

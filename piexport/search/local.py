@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import PiexportError
 from ..read.loader import load_session
 from ..read.model import JSON
 from .index import read_script, unpack_docs
@@ -40,13 +41,19 @@ class Result:
         }
 
 
-def _folder(root: Path, fields: frozenset[str] | None) -> Iterator[tuple[str, str, list[JSON]]]:
+def _folder(
+    root: Path, fields: frozenset[str] | None, problems: list[str]
+) -> Iterator[tuple[str, str, list[JSON]]]:
     from ..site.build import discover
 
     for path in discover(root):
         try:
             session = load_session(path)
-        except Exception:
+        except PiexportError as exc:  # named, and the rest is still searched
+            problems.append(str(exc))
+            continue
+        except Exception as exc:
+            problems.append(f"{path}: could not be read: {exc!r}")
             continue
         lines = {e.id: e.line for e in session.entries}
         rows = [
@@ -103,9 +110,14 @@ def run_search(
     root: Path | None = None,
     site: Path | None = None,
     fields: frozenset[str] | None = None,
+    problems: list[str] | None = None,
 ) -> tuple[list[list[Result]], bool]:
-    """Results grouped per session, best first, and whether every word matched."""
-    sessions = list(_site(site) if site is not None else _folder(root or Path("."), fields))
+    """Results grouped per session, best first, and whether every word matched. Files that
+    cannot be read are named in ``problems`` and left out."""
+    problems = problems if problems is not None else []
+    sessions = list(
+        _site(site) if site is not None else _folder(root or Path("."), fields, problems)
+    )
     cands: list[tuple[int, int, Candidate]] = []
     for s, (_, _, rows) in enumerate(sessions):
         for r, row in enumerate(rows):
