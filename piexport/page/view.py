@@ -16,6 +16,7 @@ from ..read.context import build_session_context
 from ..read.loader import gc_paused
 from ..read.model import Entry, Session
 from ..read.tree import Row, flatten
+from ..report.branches import branch_summaries
 from ..report.stats import Figures, file_figures, path_figures
 from ..share.redact import shorten
 from .outline import entry_summary, pair_tool_results, tool_calls_by_id
@@ -176,7 +177,7 @@ def build_view(
         out_of_context=out_of_context,
         dimmed=dimmed,
         compaction_no=numbers,
-        left_leaves=_left_leaves(session),
+        left_leaves=branch_summaries(session),
         path_figures=path_figures(session),
         file_figures=file_figures(session),
         thinking_level=str(build_session_context(session).get("thinkingLevel", "off")),
@@ -248,35 +249,6 @@ def _subtree_sizes(session: Session) -> dict[str, tuple[int, int]]:
             leaves += lv
         sizes[node] = (entries, leaves)
     return sizes
-
-
-def _is_ancestor(session: Session, candidate: str, entry_id: str) -> bool:
-    """Whether candidate is entry_id or above it (a walk up, no path list built)."""
-    parent = session.tree.parent
-    cur: str | None = entry_id
-    while cur is not None:
-        if cur == candidate:
-            return True
-        cur = parent.get(cur)
-    return False
-
-
-def _left_leaves(session: Session) -> dict[str, str]:
-    """Where each branch summary's abandoned branch ended.
-
-    pi writes a summary as it navigates away: its ``fromId`` is the entry navigated *to*
-    (the summary's parent), and the entry just before it in the file is where the user
-    was. That entry is the end of the summarised branch unless it is an ancestor.
-    """
-    found: dict[str, str] = {}
-    entries = session.entries
-    for i, e in enumerate(entries):
-        if e.type != "branch_summary" or i == 0:
-            continue
-        before = entries[i - 1].id
-        if not _is_ancestor(session, before, e.id):
-            found[e.id] = before
-    return found
 
 
 def _compactions(session: Session) -> tuple[dict[str, str], set[str], dict[str, int]]:

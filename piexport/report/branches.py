@@ -118,9 +118,20 @@ def branch_summaries(session: Session) -> dict[str, str]:
         if e.type != "branch_summary" or i == 0:
             continue
         before = entries[i - 1].id
-        if before not in set(session.tree.path_to(e.id)):
+        if not _is_ancestor(session, before, e.id):
             found[e.id] = before
     return found
+
+
+def _is_ancestor(session: Session, candidate: str, entry_id: str) -> bool:
+    """Whether candidate is entry_id or above it (a walk up, no path list built)."""
+    parent = session.tree.parent
+    cur: str | None = entry_id
+    while cur is not None:
+        if cur == candidate:
+            return True
+        cur = parent.get(cur)
+    return False
 
 
 def last_texts(session: Session, path: list[str]) -> tuple[str, str, str | None]:
