@@ -11,7 +11,7 @@ harness, or the run proves nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -267,6 +267,43 @@ def hostile_session(payload: str) -> tuple[list[Any], int]:
             "summary": p,
             "details": {"readFiles": [p], "modifiedFiles": [p]},
         },
+        # two branches that write the same file differently: the compare view's diff
+        *[
+            rec
+            for n in (1, 2)
+            for rec in (
+                {
+                    "type": "message",
+                    "id": f"w{n}",
+                    "parentId": "u1",
+                    "timestamp": ts(16 + n),
+                    "message": {
+                        "role": "assistant",
+                        "content": [
+                            {"type": "text", "text": p},
+                            {
+                                "type": "toolCall",
+                                "id": f"tw{n}",
+                                "name": "write",
+                                "arguments": {"path": p, "content": f"{n}\n{p}\n"},
+                            },
+                        ],
+                    },
+                },
+                {
+                    "type": "message",
+                    "id": f"w{n}r",
+                    "parentId": f"w{n}",
+                    "timestamp": ts(16 + n),
+                    "message": {
+                        "role": "toolResult",
+                        "toolCallId": f"tw{n}",
+                        "toolName": "write",
+                        "content": [{"type": "text", "text": p}],
+                    },
+                },
+            )
+        ],
         {"type": p, "id": "x1", "parentId": "k1", "timestamp": p, p: p},
         {
             "type": "message",
@@ -312,8 +349,9 @@ def write_session(records: list[Any], path: Path) -> Path:
 STATS = {"placements": 0, "executed": 0, "requests": 0, "pages": 0}
 
 
-def probe(page: Page, url: str) -> dict[str, int]:
-    """Open, poke everything, and count what must stay zero."""
+def probe(page: Page, url: str, look: Callable[[Page], None] | None = None) -> dict[str, int]:
+    """Open, poke everything, and count what must stay zero; ``look`` sees the page as
+    it opened, before anything is clicked."""
     dialogs: list[str] = []
     requests: list[str] = []
     errors: list[str] = []
@@ -329,6 +367,8 @@ def probe(page: Page, url: str) -> dict[str, int]:
 
     page.route("**/*", route)
     page.goto(url)
+    if look is not None:
+        look(page)
     # build every part of a big page that waits as <noscript> source (print does that)
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
     for button in page.locator("button").all()[:10]:
@@ -409,4 +449,36 @@ def test_no_payload_runs_or_loads_anything(
         STATS["requests"] += result["requests"]
         if result["executed"] or result["requests"] or not own_script_ran or hidden:
             failures.append((payload, result, own_script_ran, hidden))
+    assert failures == []
+
+
+COMPARES = {"csp": "#compare=w2r,w1r", "no-csp": "#compare=w1r,w2r"}
+"""Two branches that write the hostile path: a diff of hostile text, in both orders (the
+page holds one, the other is swapped by the script)."""
+
+
+@pytest.mark.parametrize("form", list(COMPARES))
+def test_compare_view_runs_nothing(
+    browser: Browser, pages: list[tuple[str, Path, Path, Path]], form: str
+) -> None:
+    """The compare view shows hostile text from its data island as text, in every part."""
+    failures = []
+    for payload, page_path, bare, _lazy in pages:
+        target = (page_path if form == "csp" else bare).as_uri() + COMPARES[form]
+        page = browser.new_page()
+        seen: dict[str, Any] = {}
+
+        def look(p: Page, seen: dict[str, Any] = seen) -> None:
+            seen["shown"] = p.locator("#compare").is_visible()
+            seen["diffs"] = p.locator("#compare .cmp-diff").count()
+            seen["hidden"] = unseen(p.evaluate("document.body.innerText"))
+
+        result = probe(page, target, look)
+        page.close()
+        STATS["pages"] += 1
+        STATS["executed"] += result["executed"]
+        STATS["requests"] += result["requests"]
+        bad = result["executed"] or result["requests"] or seen["hidden"]
+        if bad or not seen["shown"] or seen["diffs"] != 1:
+            failures.append((payload, result, seen))
     assert failures == []
