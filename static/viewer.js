@@ -31,6 +31,8 @@
 
   // ---- lazy parts: <noscript> source → elements, on demand
   var main = document.getElementById("transcript");
+  // a served page (see "live" below) keeps the source of its transcript's parts as they came
+  var liveSource = main && document.querySelector('meta[name="piexport-live"]') ? sourcesOf(main) : null;
   var nav = document.querySelector("nav.outline");
   var status = document.getElementById("branch-status");
   var policy = null, allOpen = false, observer = null;
@@ -42,6 +44,12 @@
         : { createHTML: function (x) { return x; } };
     }
     return policy;
+  }
+
+  function sourcesOf(box) {
+    var out = [];
+    for (var c = box.firstChild; c; c = c.nextSibling) out.push(c.nodeType === 1 ? c.outerHTML : c.nodeValue);
+    return out;
   }
 
   function build(ns) {
@@ -485,6 +493,10 @@
     function update(text) {
       var doc = new DOMParser().parseFromString(htmlPolicy().createHTML(text), "text/html");
       if (!doc.querySelector('meta[name="piexport-live"]')) return;
+      // a parsed document runs no script, so its <noscript> parts came out as elements:
+      // back to the one inert text node each that build() expects
+      var nss = doc.querySelectorAll("noscript");
+      for (var n = 0; n < nss.length; n++) nss[n].textContent = nss[n].innerHTML;
       if (main) updateSession(doc); else updateIndex(doc);
     }
 
@@ -534,7 +546,12 @@
       var chosen = chosenEnd();
       var navWasBuilt = navBuilt;
 
-      // the new parts in place of the old
+      // the new parts in place of the old; the browser's own scroll anchoring stays out of
+      // it (it would pick a node in the parts replaced and move the page after us)
+      root.classList.add("live-swap");
+      window.requestAnimationFrame(function () {
+        window.requestAnimationFrame(function () { root.classList.remove("live-swap"); });
+      });
       swap(document.querySelector("header.session-header"), doc.querySelector("header.session-header"));
       var oldDiag = document.querySelector("details.diagnostics"), newDiag = doc.querySelector("details.diagnostics");
       if (oldDiag && newDiag) swap(oldDiag, newDiag);
@@ -554,8 +571,19 @@
         if (navWasBuilt) buildNav();
       }
       if (observer) { observer.disconnect(); observer = null; }
-      while (main.firstChild) main.removeChild(main.firstChild);
-      while (newMain.firstChild) main.appendChild(document.adoptNode(newMain.firstChild));
+      // parts whose source did not change stay as they are (built, sized, folded as the
+      // reader left them); the others are replaced, the new ones added
+      var stubs = main.querySelectorAll(".stub");
+      for (i = 0; i < stubs.length; i++) stubs[i].parentNode.removeChild(stubs[i]);
+      var kids = Array.prototype.slice.call(main.childNodes);
+      var fresh = Array.prototype.slice.call(newMain.childNodes), sources = sourcesOf(newMain);
+      for (i = 0; i < fresh.length; i++) {
+        if (i < kids.length && liveSource && liveSource[i] === sources[i]) continue;
+        var node = document.adoptNode(fresh[i]);
+        if (i < kids.length) main.replaceChild(node, kids[i]); else main.appendChild(node);
+      }
+      for (i = fresh.length; i < kids.length; i++) main.removeChild(kids[i]);
+      liveSource = sources;
       main.setAttribute("data-leaf", newMain.getAttribute("data-leaf") || "");
 
       // the reader's state back

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -128,3 +132,57 @@ def live_site(root: Path, out: Path, serve: bool = False, **options: Any) -> Ite
             live.server.server_close()
     assert not thread.is_alive(), "the watch did not stop"
     assert not errors, errors
+
+
+@dataclass
+class Served:
+    """``piexport serve`` running as the reader runs it (its own process, builds in its
+    main thread)."""
+
+    base: str
+    out: Path
+    proc: subprocess.Popen[str]
+
+    def page_of(self, source: Path) -> Path:
+        pages = list(self.out.glob(f"*/{source.stem}.html"))
+        assert len(pages) == 1, pages
+        return pages[0]
+
+    def url(self, path: Path) -> str:
+        return self.base + path.relative_to(self.out).as_posix()
+
+
+@contextmanager
+def serve_process(root: Path, out: Path) -> Iterator[Served]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "piexport", "serve", str(root), "-o", str(out), "--port", "0"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    reader = threading.Thread(target=lambda: proc.stderr and proc.stderr.read(), daemon=True)
+    try:
+        assert proc.stderr is not None
+        base = None
+        for _ in range(20):
+            line = proc.stderr.readline()
+            found = re.search(r" at (http://\S+/) ", line)
+            if found:
+                base = found.group(1)
+                break
+        assert base is not None, "serve did not start"
+        reader.start()  # keep the pipe flowing
+        time.sleep(1.5)  # past the watch's first wake: it is up (no reading is taken here)
+        yield Served(base, out, proc)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(WAIT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if reader.ident is not None:
+            reader.join(WAIT)
+        if proc.stderr is not None:
+            proc.stderr.close()
