@@ -195,3 +195,14 @@ def test_watch_stops_when_the_first_build_cannot_run(tmp_path: Path) -> None:
 
 def test_wait_for_gives_up() -> None:
     assert wait_for(lambda: False, 0.1) is False
+
+
+def test_polling_sees_appends_within_one_second(tmp_path: Path) -> None:
+    """--poll (network drives): a polling watcher may see two appends in one second as one;
+    the watch compares sizes too, so the second one still reaches the page."""
+    source = copy_shop(tmp_path / "s")
+    with live_site(tmp_path / "s", tmp_path / "o", force_polling=True) as live:
+        page = live.page_of(source)
+        for n in range(3):
+            append(source, message_line(source, f"polled append {n}", n))
+            live.wait(lambda n=n: f"polled append {n}" in page.read_text(encoding="utf-8"))

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .build import SiteReport, build_site
+from .build import SiteReport, build_site, discover
 
 GROWING_SECONDS = 2.0
 """How long a file with an unterminated last line may stay unchanged before that line is
@@ -113,6 +113,11 @@ def watch_site(
     if stop.is_set():
         return state
     watched = root.parent if root.is_file() else root
+    # a polling watcher compares modification times at a coarse grain (a second on some
+    # file systems), so two appends within one can look like one: when polling anyway, each
+    # wake also compares the sessions' sizes and times with those of the last build
+    polling = bool(force_polling)
+    seen = _snapshot(root) if polling else {}
     first = True
     last_change = time.monotonic()
     # rust_timeout: wake now and then to finish lines that stopped growing (no event comes
@@ -134,14 +139,31 @@ def watch_site(
         now = time.monotonic()
         if changes:
             last_change = now
-        elif not first and not (_pending(state) and now - last_change >= growing_seconds):
+        elif first or (_pending(state) and now - last_change >= growing_seconds):
+            pass
+        elif not (polling and _snapshot(root) != seen):
             continue
+        if polling:
+            seen = _snapshot(root)
         first = False  # and once more when the watcher is up: a change made before it
         build()
         state.ready = True
         if stop.is_set():
             break
     return state
+
+
+def _snapshot(root: Path) -> dict[Path, tuple[int, int]]:
+    """Size and modification time of every session file (what the build's manifest
+    compares)."""
+    out = {}
+    for path in discover(root):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        out[path] = (st.st_size, st.st_mtime_ns)
+    return out
 
 
 def _pending(state: WatchState) -> bool:
