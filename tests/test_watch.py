@@ -206,3 +206,33 @@ def test_polling_sees_appends_within_one_second(tmp_path: Path) -> None:
         for n in range(3):
             append(source, message_line(source, f"polled append {n}", n))
             live.wait(lambda n=n: f"polled append {n}" in page.read_text(encoding="utf-8"))
+
+
+def test_hostile_corpus_reads_alike_while_watched(tmp_path: Path) -> None:
+    """Every file of the hostile corpus: a finished file (ending in a newline) reads the same
+    while watched; an unfinished one loses only its last line, never crashes the reader."""
+    from piexport.errors import InputError
+
+    from .hostile_corpus import cases, field_cases
+
+    def read(path: Path, pending: bool) -> object:
+        try:
+            s = load_session(path, pending_tail=pending)
+        except InputError:
+            return "no session data"
+        return repr(([e.raw for e in s.entries], [str(d) for d in s.diagnostics]))  # NaN too
+
+    unfinished = 0
+    for case in [*cases(), *field_cases()]:
+        path = tmp_path / "case.jsonl"
+        path.write_bytes(case.data)
+        if case.data.endswith(b"\n"):
+            assert read(path, True) == read(path, False), case.name
+        else:
+            cut = case.data[: case.data.rfind(b"\n") + 1]
+            path.write_bytes(cut)
+            whole_lines = read(path, False)
+            path.write_bytes(case.data)
+            assert read(path, True) == whole_lines, case.name
+            unfinished += 1
+    assert unfinished  # the corpus has files cut off mid-line
