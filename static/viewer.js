@@ -46,15 +46,17 @@
     return policy;
   }
 
+  // What each part of a transcript was when it arrived (compared, never parsed again).
   function sourcesOf(box) {
-    var out = [];
-    for (var c = box.firstChild; c; c = c.nextSibling) out.push(c.nodeType === 1 ? c.outerHTML : c.nodeValue);
+    var out = [], xml = new XMLSerializer();
+    for (var c = box.firstChild; c; c = c.nextSibling) out.push(c.nodeType === 1 ? xml.serializeToString(c) : c.nodeValue);
     return out;
   }
 
   function build(ns) {
     var t = document.createElement("template");
-    t.innerHTML = htmlPolicy().createHTML(ns.textContent);
+    htmlPolicy();
+    t.innerHTML = policy.createHTML(ns.textContent);
     var box = ns.parentNode;
     box.replaceChild(t.content, ns);
     return box;
@@ -491,12 +493,22 @@
     }
 
     function update(text) {
-      var doc = new DOMParser().parseFromString(htmlPolicy().createHTML(text), "text/html");
+      htmlPolicy();
+      var doc = new DOMParser().parseFromString(policy.createHTML(text), "text/html");
       if (!doc.querySelector('meta[name="piexport-live"]')) return;
-      // a parsed document runs no script, so its <noscript> parts came out as elements:
-      // back to the one inert text node each that build() expects
-      var nss = doc.querySelectorAll("noscript");
-      for (var n = 0; n < nss.length; n++) nss[n].textContent = nss[n].innerHTML;
+      // a parsed document runs no script, so its <noscript> parts came out as elements: each
+      // gets back its source, as the one inert text node build() expects (the source is cut
+      // from the text fetched; no part's source holds "</noscript", the page makes sure)
+      var waiting = {}, m, re = /<section class="chunk pending" data-after="(\d+)"><noscript>([\s\S]*?)<\/noscript><\/section>/g;
+      while ((m = re.exec(text))) waiting[m[1]] = m[2];
+      var ps = doc.querySelectorAll("section.chunk.pending");
+      for (var n = 0; n < ps.length; n++) {
+        var ns = ps[n].firstElementChild, src = waiting[ps[n].getAttribute("data-after")];
+        if (ns && ns.tagName === "NOSCRIPT" && src !== undefined) ns.textContent = src;
+      }
+      var outline = doc.querySelector(".outline-box > noscript");
+      m = /<noscript>\s*(<ol class="rows">[\s\S]*?<\/ol>)\s*<\/noscript>/.exec(text);
+      if (outline && m) outline.textContent = m[1];
       if (main) updateSession(doc); else updateIndex(doc);
     }
 
