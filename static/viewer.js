@@ -31,17 +31,31 @@
 
   // ---- lazy parts: <noscript> source → elements, on demand
   var main = document.getElementById("transcript");
+  // a served page (see "live" below) keeps the source of its transcript's parts as they came
+  var liveSource = main && document.querySelector('meta[name="piexport-live"]') ? sourcesOf(main) : null;
   var nav = document.querySelector("nav.outline");
   var status = document.getElementById("branch-status");
   var policy = null, allOpen = false, observer = null;
 
-  function build(ns) {
+  function htmlPolicy() {
     if (!policy) {
       policy = window.trustedTypes && window.trustedTypes.createPolicy
         ? window.trustedTypes.createPolicy("piexport", { createHTML: function (x) { return x; } })
         : { createHTML: function (x) { return x; } };
     }
+    return policy;
+  }
+
+  // What each part of a transcript was when it arrived (compared, never parsed again).
+  function sourcesOf(box) {
+    var out = [], xml = new XMLSerializer();
+    for (var c = box.firstChild; c; c = c.nextSibling) out.push(c.nodeType === 1 ? xml.serializeToString(c) : c.nodeValue);
+    return out;
+  }
+
+  function build(ns) {
     var t = document.createElement("template");
+    htmlPolicy();
     t.innerHTML = policy.createHTML(ns.textContent);
     var box = ns.parentNode;
     box.replaceChild(t.content, ns);
@@ -94,7 +108,7 @@
     return n;
   }
 
-  (function startLazy() {
+  function startLazy() {
     var ps = pendingParts();
     if (!ps.length) return;
     // the waiting parts get a height in proportion to their source, so the scroll bar
@@ -108,7 +122,8 @@
       for (var k = 0; k < seen.length; k++) if (seen[k].isIntersecting) materialize(seen[k].target);
     }, { rootMargin: "1500px 0px" });
     for (var m = 0; m < ps.length; m++) observer.observe(ps[m]);
-  })();
+  }
+  startLazy();
 
   var navBuilt = !nav || !nav.querySelector(".outline-box > noscript");
   function buildNav() {
@@ -670,4 +685,206 @@
       });
     }
   }
+  // ---- live: a page served by `piexport serve` follows its session as pi writes it.
+  // Only there: a static page has no "piexport-live" meta tag, and its CSP allows no
+  // connection. The page asks its own URL (HEAD) whether it changed; when it did, it fetches
+  // itself, parses that with the one Trusted Types policy (our own escaped render, never run:
+  // DOMParser runs no script), and swaps the changed parts, keeping the reader's scroll
+  // position, open folds, built parts, chosen branch and filter.
+  (function live() {
+    var meta = document.querySelector('meta[name="piexport-live"]');
+    if (!meta || !/^https?:$/.test(window.location.protocol) || !window.fetch || !window.DOMParser) return;
+    var tag = null, busy = false;
+    var badge = document.createElement("span");
+    badge.className = "live-status";
+    badge.textContent = "\u25cf live";
+    badge.title = "This page follows its session: new entries appear as pi writes them";
+    var bar = document.querySelector(".toolbar");
+    if (bar) bar.insertBefore(badge, bar.querySelector(".spacer"));
+
+    function stamp(res) {
+      var d = new Date(res.headers.get("Last-Modified") || "");
+      badge.textContent = "\u25cf live" + (isNaN(d.getTime()) ? "" : " \u00b7 written " + d.toLocaleTimeString());
+      badge.classList.remove("offline");
+    }
+
+    function check() {
+      if (busy || document.hidden) return;
+      busy = true;
+      var url = window.location.pathname;
+      fetch(url, { method: "HEAD", cache: "no-store" }).then(function (res) {
+        if (!res.ok) throw new Error(String(res.status));
+        var etag = res.headers.get("ETag");
+        if (tag === null) {
+          tag = etag;
+          stamp(res);
+          // written after this page was loaded (a change between the two): fetch it now
+          var lm = new Date(res.headers.get("Last-Modified") || "").getTime();
+          if (!(lm > Date.parse(document.lastModified) + 999)) return null;
+        } else if (etag === tag) {
+          badge.classList.remove("offline");
+          return null;
+        }
+        return fetch(url, { cache: "no-store" }).then(function (r) {
+          if (!r.ok) throw new Error(String(r.status));
+          var next = r.headers.get("ETag");
+          return r.text().then(function (text) {
+            update(text);
+            tag = next;
+            stamp(r);
+          });
+        });
+      }).catch(function () {
+        badge.classList.add("offline");
+        badge.textContent = "\u25cb not live (server stopped?)";
+      }).then(function () { busy = false; });
+    }
+
+    function update(text) {
+      htmlPolicy();
+      var doc = new DOMParser().parseFromString(policy.createHTML(text), "text/html");
+      if (!doc.querySelector('meta[name="piexport-live"]')) return;
+      // a parsed document runs no script, so its <noscript> parts came out as elements: each
+      // gets back its source, as the one inert text node build() expects (the source is cut
+      // from the text fetched; no part's source holds "</noscript", the page makes sure)
+      var waiting = {}, m, re = /<section class="chunk pending" data-after="(\d+)"><noscript>([\s\S]*?)<\/noscript><\/section>/g;
+      while ((m = re.exec(text))) waiting[m[1]] = m[2];
+      var ps = doc.querySelectorAll("section.chunk.pending");
+      for (var n = 0; n < ps.length; n++) {
+        var ns = ps[n].firstElementChild, src = waiting[ps[n].getAttribute("data-after")];
+        if (ns && ns.tagName === "NOSCRIPT" && src !== undefined) ns.textContent = src;
+      }
+      var outline = doc.querySelector(".outline-box > noscript");
+      m = /<noscript>\s*(<ol class="rows">[\s\S]*?<\/ol>)\s*<\/noscript>/.exec(text);
+      if (outline && m) outline.textContent = m[1];
+      if (main) updateSession(doc); else updateIndex(doc);
+    }
+
+    function swap(oldEl, newEl) {
+      if (oldEl && newEl) oldEl.parentNode.replaceChild(document.adoptNode(newEl), oldEl);
+    }
+
+    // A name for a fold that survives the swap: its branch, or its entry and place in it.
+    function foldKey(d) {
+      if (d.hasAttribute("data-branch")) return "b:" + d.getAttribute("data-branch");
+      if (d.classList.contains("diagnostics")) return "diagnostics";
+      var entry = d.closest("[data-entry-id]");
+      if (!entry) return null;
+      var ds = entry.querySelectorAll("details");
+      for (var i = 0; i < ds.length; i++) if (ds[i] === d) return "e:" + entry.id + ":" + i;
+      return null;
+    }
+
+    function firstOnScreen() {
+      var all = main.querySelectorAll("article.entry, .inline-marker");
+      for (var i = 0; i < all.length; i++) {
+        var r = all[i].getBoundingClientRect();
+        if (r.height && r.bottom > 60) return all[i].id ? all[i] : null;
+      }
+      return null;
+    }
+
+    function chosenEnd() {
+      if (!main.classList.contains("choosing") || !shown || !parentOf) return null;
+      var isParent = {}, end = null, k;
+      for (k in shown) if (parentOf[k]) isParent[parentOf[k]] = true;
+      for (k in shown) if (!isParent[k]) end = k;
+      return end;
+    }
+
+    function updateSession(doc) {
+      var newMain = doc.getElementById("transcript");
+      if (!newMain) return;
+      // what the reader has now
+      var anchor = firstOnScreen(), anchorId = anchor && anchor.id;
+      var anchorTop = anchor ? anchor.getBoundingClientRect().top : 0;
+      var atEnd = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 4;
+      var folds = {}, ds = document.querySelectorAll("main details, details.diagnostics"), i;
+      for (i = 0; i < ds.length; i++) { var key = foldKey(ds[i]); if (key) folds[key] = ds[i].open; }
+      var built = {}, secs = main.querySelectorAll("section.chunk");
+      for (i = 0; i < secs.length; i++) if (!secs[i].classList.contains("pending")) built[secs[i].getAttribute("data-after")] = true;
+      var chosen = chosenEnd();
+      var navWasBuilt = navBuilt;
+
+      // the new parts in place of the old; the browser's own scroll anchoring stays out of
+      // it (it would pick a node in the parts replaced and move the page after us)
+      root.classList.add("live-swap");
+      window.requestAnimationFrame(function () {
+        window.requestAnimationFrame(function () { root.classList.remove("live-swap"); });
+      });
+      swap(document.querySelector("header.session-header"), doc.querySelector("header.session-header"));
+      var oldDiag = document.querySelector("details.diagnostics"), newDiag = doc.querySelector("details.diagnostics");
+      if (oldDiag && newDiag) swap(oldDiag, newDiag);
+      else if (oldDiag) oldDiag.parentNode.removeChild(oldDiag);
+      else if (newDiag) { var layout = document.querySelector(".layout"); layout.parentNode.insertBefore(document.adoptNode(newDiag), layout); }
+      var newBox = doc.querySelector(".outline-box");
+      if (outlineBox && newBox) {
+        var summary = outlineBox.querySelector("summary"), newSummary = newBox.querySelector("summary");
+        while (outlineBox.lastChild && outlineBox.lastChild !== summary) outlineBox.removeChild(outlineBox.lastChild);
+        if (summary && newSummary) {
+          while (summary.firstChild) summary.removeChild(summary.firstChild);
+          while (newSummary.firstChild) summary.appendChild(document.adoptNode(newSummary.firstChild));
+          newBox.removeChild(newSummary);
+        }
+        while (newBox.firstChild) outlineBox.appendChild(document.adoptNode(newBox.firstChild));
+        navBuilt = !outlineBox.querySelector(":scope > noscript");
+        if (navWasBuilt) buildNav();
+      }
+      if (observer) { observer.disconnect(); observer = null; }
+      // parts whose source did not change stay as they are (built, sized, folded as the
+      // reader left them); the others are replaced, the new ones added
+      var stubs = main.querySelectorAll(".stub");
+      for (i = 0; i < stubs.length; i++) stubs[i].parentNode.removeChild(stubs[i]);
+      var kids = Array.prototype.slice.call(main.childNodes);
+      var fresh = Array.prototype.slice.call(newMain.childNodes), sources = sourcesOf(newMain);
+      for (i = 0; i < fresh.length; i++) {
+        if (i < kids.length && liveSource && liveSource[i] === sources[i]) continue;
+        var node = document.adoptNode(fresh[i]);
+        if (i < kids.length) main.replaceChild(node, kids[i]); else main.appendChild(node);
+      }
+      for (i = fresh.length; i < kids.length; i++) main.removeChild(kids[i]);
+      liveSource = sources;
+      main.setAttribute("data-leaf", newMain.getAttribute("data-leaf") || "");
+
+      // the reader's state back
+      parentOf = null; shown = null;
+      for (i = 0; i < hits.length; i++) hits[i].classList.remove("hit");
+      hits = []; at = -1; last = "";
+      if (count) count.textContent = "";
+      var ps = pendingParts();
+      for (i = 0; i < ps.length; i++) if (built[ps[i].getAttribute("data-after")]) materialize(ps[i]);
+      startLazy();
+      ds = document.querySelectorAll("main details, details.diagnostics");
+      for (i = 0; i < ds.length; i++) {
+        var k = foldKey(ds[i]);
+        if (k && k in folds) ds[i].open = folds[k];
+        else if (allOpen) ds[i].open = true;
+      }
+      index();
+      if (chosen) choose(chosen);
+      else { main.classList.remove("choosing"); if (nav) nav.classList.remove("choosing"); if (status) status.hidden = true; }
+      // a reader at the end follows the session; anyone else stays where they were
+      if (atEnd && !anchorId) return;
+      if (atEnd) { window.scrollTo(0, document.documentElement.scrollHeight); return; }
+      var again = anchorId && document.getElementById(anchorId);
+      if (again) window.scrollBy(0, again.getBoundingClientRect().top - anchorTop);
+    }
+
+    function updateIndex(doc) {
+      var parts = [".index-header > h1", ".index-header > p"];
+      for (var i = 0; i < parts.length; i++) swap(document.querySelector(parts[i]), doc.querySelector(parts[i]));
+      var olds = document.querySelectorAll("table.sessions > tbody"), news = doc.querySelectorAll("table.sessions > tbody");
+      for (var j = 0; j < olds.length && j < news.length; j++) swap(olds[j], news[j]);
+      var sorted = document.querySelector("table.sessions th[aria-sort]");
+      if (sorted) {
+        // the click turns the order round: set the other one first, so it comes back as it was
+        sorted.setAttribute("aria-sort", sorted.getAttribute("aria-sort") === "descending" ? "ascending" : "descending");
+        sorted.click();
+      }
+      if (filter && filter.value) filter.dispatchEvent(new Event("input"));
+    }
+
+    setInterval(check, 1000);
+    check();
+  })();
 })();

@@ -807,6 +807,10 @@ def test_the_page_shell_inlines_our_assets_byte_for_byte() -> None:
     assert js.count("innerHTML") == 1
     assert "t.innerHTML = policy.createHTML(ns.textContent);" in js
     assert js.count("createPolicy(") == 1
+    # and, on a page served live only, the page's own HTML fetched again from its origin,
+    # through the same policy (DOMParser runs no script)
+    assert js.count("parseFromString(") == 1
+    assert 'new DOMParser().parseFromString(policy.createHTML(text), "text/html")' in js
     assert '; trusted-types piexport">' in head
     assert "url(" not in read_static("viewer.css") and "@import" not in read_static("viewer.css")
 

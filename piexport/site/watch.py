@@ -28,11 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .build import SiteReport, build_site
+from .build import SiteReport, build_site, discover
 
 GROWING_SECONDS = 2.0
 """How long a file with an unterminated last line may stay unchanged before that line is
 taken as cut off (an interrupted write) rather than being written."""
+WAKE_MS = 1000
+"""With no events, the watch wakes this often to see whether a line has stopped growing
+(and does nothing else)."""
 DEBOUNCE_MS = 150
 """Changes that arrive together are built together: pi appends a message in several writes."""
 
@@ -44,6 +47,8 @@ class WatchState:
     builds: int = 0
     last: SiteReport | None = None
     building: bool = False
+    ready: bool = False
+    """The file system watch is up and what changed while it started is built."""
     errors: list[str] = field(default_factory=list)
 
 
@@ -89,15 +94,18 @@ def watch_site(
         try:
             report = build_site(root, out, growing_seconds=growing_seconds, **build_options)
         except Exception as exc:  # the watch outlives one failed build
+            state.building = False
             state.errors.append(str(exc))
             if on_error is None:
                 raise
             on_error(exc)
             return
-        finally:
+        except BaseException:
             state.building = False
-        state.builds += 1
+            raise
         state.last = report
+        state.builds += 1
+        state.building = False
         if on_build is not None:
             on_build(report)
 
@@ -105,32 +113,62 @@ def watch_site(
     if stop.is_set():
         return state
     watched = root.parent if root.is_file() else root
-    # rust_timeout: wake now and then to finish lines that stopped growing (no events come
-    # for a file nobody writes); with nothing pending those wakes do nothing
+    # a polling watcher compares modification times at a coarse grain (a second on some
+    # file systems), so two appends within one can look like one: when polling anyway, each
+    # wake also compares the sessions' sizes and times with those of the last build
+    polling = bool(force_polling)
+    seen = _snapshot(root) if polling else {}
+    first = True
+    last_change = time.monotonic()
+    # rust_timeout: wake now and then to finish lines that stopped growing (no event comes
+    # for a file nobody writes); with nothing pending those wakes do nothing. The first wake
+    # builds once more: a change made while the watcher was starting had no event.
     for changes in watch(
         watched,
         watch_filter=_session_filter(root),
         debounce=debounce_ms,
         step=50,
         stop_event=stop,
-        rust_timeout=int(growing_seconds * 1000),
+        rust_timeout=WAKE_MS,
         yield_on_timeout=True,
         raise_interrupt=False,
         force_polling=force_polling,
     ):
         if stop.is_set():
             break
-        if not changes and not _settled(state):
+        now = time.monotonic()
+        if changes:
+            last_change = now
+        elif first or (_pending(state) and now - last_change >= growing_seconds):
+            pass
+        elif not (polling and _snapshot(root) != seen):
             continue
+        if polling:
+            seen = _snapshot(root)
+        first = False  # and once more when the watcher is up: a change made before it
         build()
+        state.ready = True
         if stop.is_set():
             break
     return state
 
 
-def _settled(state: WatchState) -> bool:
-    """A session was rendered with a line still being written: build again, so the line
-    (finished, or cut off and reported) shows."""
+def _snapshot(root: Path) -> dict[Path, tuple[int, int]]:
+    """Size and modification time of every session file (what the build's manifest
+    compares)."""
+    out = {}
+    for path in discover(root):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        out[path] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _pending(state: WatchState) -> bool:
+    """A session was rendered with a line still being written: once nothing has changed
+    for ``growing_seconds``, build again, so the line (cut off, and reported) shows."""
     return bool(state.last is not None and state.last.pending)
 
 
