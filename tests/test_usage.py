@@ -213,6 +213,29 @@ def test_tz_since_until_and_project(make_session: Any, runner: CliRunner, tmp_pa
     assert bad.exit_code == 2 and "not a date" in bad.output
 
 
+def test_project_glob_matches_the_session_folder_name(
+    make_session: Any, runner: CliRunner, tmp_path: Path
+) -> None:
+    """A header without a cwd (or one from another machine) still matches by the folder pi
+    stored it in (``--<encoded cwd>--``)."""
+    (tmp_path / "--home-me-shop--").mkdir()
+    (tmp_path / "--home-me-blog--").mkdir()
+    make_session(
+        [_turn("a1", None, 1, cost=0.5, day="2025-03-04T10:00:00.000Z")],
+        header={**HEADER, "cwd": "C:\\Users\\me\\shop"},
+        name="--home-me-shop--/one.jsonl",
+    )
+    make_session(
+        [_turn("b1", None, 1, cost=0.25, day="2025-03-04T11:00:00.000Z")],
+        name="--home-me-blog--/two.jsonl",
+    )
+    shop = run_json(runner, str(tmp_path), "--project", "*shop*")
+    assert shop["total"]["cost"] == 0.5 and shop["total"]["sessions"] == 1
+    by_folder = run_json(runner, str(tmp_path), "--project", "--home-me-blog--")
+    assert by_folder["total"]["cost"] == 0.25 and by_folder["total"]["sessions"] == 1
+    assert run_json(runner, str(tmp_path), "--project", "--nowhere--")["rows"] == []
+
+
 def test_no_cost_is_a_dash_never_zero(make_session: Any, runner: CliRunner, tmp_path: Path) -> None:
     day = "2025-03-04T10:00:00.000Z"
     make_session([_turn("a1", None, 1, cost=None, day=day)], name="none.jsonl")

@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 from piexport.page.export import RenderOptions
 
 from ..live import Served, append, copy_shop, message_line, serve_process
-from .test_security import PAYLOADS, hostile_session
+from .test_security import PAYLOADS, hostile_session, poke_everything
 
 pytestmark = pytest.mark.browser
 
@@ -186,17 +186,7 @@ def test_payloads_arriving_live_run_nothing(browser: Browser, served: tuple[Serv
     )
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")  # builds every part
     expect(page.locator("#entry-live0001")).to_contain_text("after the payloads")
-    page.evaluate(
-        """() => {
-            document.querySelectorAll('details').forEach(d => { d.open = true; });
-            for (const el of document.querySelectorAll('a, span, code, img, input')) {
-                for (const type of ['mouseover', 'mouseenter', 'focus']) {
-                    el.dispatchEvent(new MouseEvent(type, {bubbles: true}));
-                }
-            }
-        }"""
-    )
-    page.wait_for_timeout(50)
+    poke_everything(page)
     assert page.evaluate("Object.keys(window).filter(k => k.startsWith('__xss'))") == []
     assert page.evaluate("window.__same_document") is True
     seen.assert_clean()

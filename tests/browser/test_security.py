@@ -349,6 +349,22 @@ def write_session(records: list[Any], path: Path) -> Path:
 STATS = {"placements": 0, "executed": 0, "requests": 0, "pages": 0}
 
 
+def poke_everything(page: Page) -> None:
+    """Open every fold and hover/focus every element a payload could hang a handler on, then
+    give the page a moment: whatever a payload would run, runs now."""
+    page.evaluate(
+        """() => {
+            document.querySelectorAll('details').forEach(d => { d.open = true; });
+            for (const el of document.querySelectorAll('a, span, code, img, input')) {
+                for (const type of ['mouseover', 'mouseenter', 'focus']) {
+                    el.dispatchEvent(new MouseEvent(type, {bubbles: true}));
+                }
+            }
+        }"""
+    )
+    page.wait_for_timeout(50)
+
+
 def probe(page: Page, url: str, look: Callable[[Page], None] | None = None) -> dict[str, int]:
     """Open, poke everything, and count what must stay zero; ``look`` sees the page as
     it opened, before anything is clicked."""
@@ -374,17 +390,7 @@ def probe(page: Page, url: str, look: Callable[[Page], None] | None = None) -> d
     for button in page.locator("button").all()[:10]:
         if button.is_visible():
             button.click()
-    page.evaluate(
-        """() => {
-            document.querySelectorAll('details').forEach(d => { d.open = true; });
-            for (const el of document.querySelectorAll('a, span, code, img, input')) {
-                for (const type of ['mouseover', 'mouseenter', 'focus']) {
-                    el.dispatchEvent(new MouseEvent(type, {bubbles: true}));
-                }
-            }
-        }"""
-    )
-    page.wait_for_timeout(50)
+    poke_everything(page)
     flags = page.evaluate("Object.keys(window).filter(k => k.startsWith('__xss')).length")
     final_url = page.url
     return {
