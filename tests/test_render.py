@@ -938,3 +938,14 @@ def test_a_hangul_filler_inside_a_word_is_not_a_lost_word() -> None:
 
     html = render_markdown("see [x] and ab\u3164cd | x &amp;")
     assert "md-fallback" not in html and "ab<span" in html
+
+
+def test_a_bash_execution_with_no_fields_says_so(make_session: Any) -> None:
+    """pi wrote a `!` entry with neither command nor output: the card says what is missing
+    instead of showing an empty code block."""
+    html = render(make_session([msg("b1", None, "bashExecution", None, 1)]))
+    card = BeautifulSoup(html, "html.parser").select_one("#entry-b1")
+    assert card is not None
+    text = card.get_text(" ", strip=True)
+    assert "(no command recorded)" in text and "(no output)" in text
+    assert all(code.get_text().strip() for code in card.select("pre, code"))
