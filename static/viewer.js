@@ -318,6 +318,13 @@
     if (!box || !dataEl) return;
     var data;
     try { data = JSON.parse(dataEl.textContent); } catch (e) { return; }
+    // sides and turns are held once in the island; pairs name them by their place
+    var sides = data.sides || [], rows = data.turns || [];
+    function side(k) {
+      var s = sides[k];
+      if (s && !s.built) { s.turns = s.turns.map(function (r) { return rows[r]; }); s.built = true; }
+      return s;
+    }
     var leaves = data.leaves || [];
     var picks = [];
 
@@ -427,7 +434,10 @@
     }
     function pairFor(i, j) {
       var p = data.pairs[Math.min(i, j) + "," + Math.max(i, j)];
-      if (!p || i < j) return p;
+      if (!p) return p;
+      p = { fork: p.fork, forkText: p.forkText, shared: p.shared, a: side(p.a), b: side(p.b),
+        turns: p.turns, onlyA: p.onlyA, onlyB: p.onlyB, both: p.both };
+      if (i < j) return p;
       var flip = { onlyA: "onlyB", onlyB: "onlyA", same: "same", changed: "changed" };
       return {
         fork: p.fork, forkText: p.forkText, shared: p.shared, a: p.b, b: p.a,

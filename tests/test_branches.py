@@ -158,6 +158,9 @@ def test_one_leaf_many_leaves_and_a_fork(make_session: MakeSession) -> None:
     panel = branch_panel(view)
     data = orjson.loads(str(panel.island).split(">", 1)[1].rsplit("<", 1)[0])
     assert len(data["pairs"]) == 25 * 24 // 2
+    # every leaf forks at "ans": its side is the same in all 24 of its pairs, held once
+    assert len(data["sides"]) == 25
+    assert sorted({data["pairs"][k][s] for k in data["pairs"] for s in "ab"}) == list(range(25))
     html = render_session(view)
     static_checks(html)
     assert html.count('class="branch-card') == 25

@@ -940,7 +940,7 @@ def test_a_hangul_filler_inside_a_word_is_not_a_lost_word() -> None:
     assert "md-fallback" not in html and "ab<span" in html
 
 
-def test_a_bash_execution_with_no_fields_says_so(make_session: Any) -> None:
+def test_a_bash_execution_with_no_fields_says_so(make_session: MakeSession) -> None:
     """pi wrote a `!` entry with neither command nor output: the card says what is missing
     instead of showing an empty code block."""
     html = render(make_session([msg("b1", None, "bashExecution", None, 1)]))

@@ -49,7 +49,25 @@ def _figures(f: Any) -> dict[str, Any]:
     }
 
 
-def _side(v: SessionView, side: Side, line: str) -> dict[str, Any]:
+class _Pool:
+    """Values stored once, referred to by their place. Every pair of leaves holds both its
+    sides, and a leaf's turns after a fork are the same in every pair with that fork: held
+    once each, 25 leaves take 25 sides' worth of turns instead of 600 (the island grew with
+    the square of the leaves)."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self._index: dict[str, int] = {}
+
+    def add(self, value: Any) -> int:
+        key = dumps(value, indent=False)
+        if key not in self._index:
+            self._index[key] = len(self.items)
+            self.items.append(value)
+        return self._index[key]
+
+
+def _side(v: SessionView, side: Side, line: str, pool: _Pool) -> dict[str, Any]:
     return {
         "leaf": _t(side.leaf),
         "dom": v.dom_of(side.leaf),
@@ -60,27 +78,31 @@ def _side(v: SessionView, side: Side, line: str) -> dict[str, Any]:
         "stop": _t(side.stop) if side.stop else None,
         "files": [_t(p) for p in sorted(side.figures.files_modified)],
         "turns": [
-            [
-                v.dom_of(t.entry),
-                None if t.user is None else _t(t.user),
-                _t(t.answer),
-                t.tool_calls,
-                t.tool_errors,
-                _t(t.stop) if t.stop else None,
-            ]
+            pool.add(
+                [
+                    v.dom_of(t.entry),
+                    None if t.user is None else _t(t.user),
+                    _t(t.answer),
+                    t.tool_calls,
+                    t.tool_errors,
+                    _t(t.stop) if t.stop else None,
+                ]
+            )
             for t in side.turns
         ],
     }
 
 
-def _pair(v: SessionView, c: Comparison, lines: dict[str, str]) -> dict[str, Any]:
+def _pair(
+    v: SessionView, c: Comparison, lines: dict[str, str], turns: _Pool, sides: _Pool
+) -> dict[str, Any]:
     fork = c.fork
     return {
         "fork": None if fork is None else v.dom_of(fork),
         "forkText": None if fork is None else _t(v.summaries.get(fork, fork)),
         "shared": c.shared,
-        "a": _side(v, c.a, lines.get(c.a.leaf, "")),
-        "b": _side(v, c.b, lines.get(c.b.leaf, "")),
+        "a": sides.add(_side(v, c.a, lines.get(c.a.leaf, ""), turns)),
+        "b": sides.add(_side(v, c.b, lines.get(c.b.leaf, ""), turns)),
         "turns": [[i, j, m] for i, j, m in c.alignment],
         "onlyA": [_t(p) for p in c.only_a],
         "onlyB": [_t(p) for p in c.only_b],
@@ -115,13 +137,14 @@ def branch_panel(v: SessionView) -> BranchPanel:
     branches = list_branches(v.session)
     comparable = 1 < len(branches) <= MAX_COMPARED_LEAVES
     pairs: dict[str, Any] = {}
+    turns, sides = _Pool(), _Pool()
     if comparable:
         lines = {b.leaf: figures_line(b) for b in branches}
         cache: Cache = {}
         for i, a in enumerate(branches):
             for j in range(i + 1, len(branches)):
                 c = compare(v.session, a.leaf, branches[j].leaf, cache)
-                pairs[f"{i},{j}"] = _pair(v, c, lines)
+                pairs[f"{i},{j}"] = _pair(v, c, lines, turns, sides)
     data = {
         "leaves": [
             {
@@ -134,5 +157,7 @@ def branch_panel(v: SessionView) -> BranchPanel:
             for b in branches
         ],
         "pairs": pairs,
+        "sides": sides.items,
+        "turns": turns.items,
     }
     return BranchPanel(branches, island(data), comparable)
