@@ -68,7 +68,35 @@ COMMANDS = [
     ["info"],
     ["info", "--json"],
     ["context"],
+    ["branches"],
+    ["branches", "--format", "json"],
+    ["files"],
+    ["files", "--format", "json"],
 ]
+FOLDER_COMMANDS = [
+    ["usage"],
+    ["usage", "--format", "json"],
+    ["usage", "--by", "tool", "--format", "csv"],
+    ["search", "the", "--format", "json"],
+]
+"""Commands over a folder: the file is alone in its own."""
+
+
+def _run_all(runner: CliRunner, path: Path) -> None:
+    """Every command on one file: none crashes, and JSON output is strict JSON."""
+    runs = [[*args, str(path)] for args in COMMANDS]
+    runs += [[*args, str(path.parent)] for args in FOLDER_COMMANDS]
+    for args in runs:
+        result = runner.invoke(cli, args, catch_exceptions=True)
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            args,
+            "".join(traceback.format_exception(result.exception)),
+        )
+        assert result.exit_code in (0, 1), (args, result.output)
+        if "json" in args or args[0] == "context":
+            orjson.loads(result.stdout)  # strict: no NaN, no Infinity, no 1e999
+            with contextlib.suppress(RecursionError):  # the file's own depth, given back
+                json.loads(result.stdout, parse_constant=_no_constants)
 
 
 def _no_constants(name: str) -> None:
@@ -80,18 +108,7 @@ def test_corpus_file_every_command(case: Case, tmp_path: Path) -> None:
     """No field of any entry crashes any command, and JSON output is strict JSON."""
     path = tmp_path / f"{case.name}.jsonl"
     path.write_bytes(case.data)
-    runner = CliRunner()
-    for args in COMMANDS:
-        result = runner.invoke(cli, [*args, str(path)], catch_exceptions=True)
-        assert result.exception is None or isinstance(result.exception, SystemExit), (
-            args,
-            "".join(traceback.format_exception(result.exception)),
-        )
-        assert result.exit_code in (0, 1), (args, result.output)
-        if "json" in args or args == ["context"]:
-            orjson.loads(result.stdout)  # strict: no NaN, no Infinity, no 1e999
-            with contextlib.suppress(RecursionError):  # the file's own depth, given back
-                json.loads(result.stdout, parse_constant=_no_constants)
+    _run_all(CliRunner(), path)
 
 
 _KEEP = frozenset({"type", "role", "id", "parentId", "toolCallId", "targetId"})
@@ -142,13 +159,7 @@ def test_every_field_of_a_real_session_replaced(token: str, tmp_path: Path) -> N
     for pick in _RICH_SAMPLES:
         source = next(p for p in sample_files() if pick in p.name)
         lines = [ln for ln in source.read_bytes().split(b"\n") if ln.strip()]
-        path = tmp_path / f"{pick}.jsonl"
+        (tmp_path / pick).mkdir()
+        path = tmp_path / pick / f"{pick}.jsonl"
         path.write_bytes(b"\n".join(_replace_leaves(ln, token.encode()) for ln in lines) + b"\n")
-        for args in COMMANDS:
-            result = runner.invoke(cli, [*args, str(path)], catch_exceptions=True)
-            assert result.exception is None or isinstance(result.exception, SystemExit), (
-                args,
-                "".join(traceback.format_exception(result.exception)),
-            )
-            if "json" in args or args == ["context"]:
-                orjson.loads(result.stdout)
+        _run_all(runner, path)
