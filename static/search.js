@@ -308,33 +308,94 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  function snippet(text, q) {  // a window around the first match, matches marked
+  // ---- snippets (query.py's snippet/window, textsafe's marks): DOM nodes, never markup
+  var WIDTH = 200, SPAN_CAP = 201, SPACE = " \t\n\r\f\v";
+  function codeClass(ranges) {  // "202a-202e 2066" → a character class; from textsafe's tables
+    var parts = (ranges || "").split(" ").filter(Boolean).map(function (r) {
+      return r.split("-").map(function (h) { return "\\u{" + h + "}"; }).join("-");
+    });
+    return new RegExp("^[" + parts.join("") + "]$", "u");
+  }
+  var page = document.querySelector(".search-page") || document.documentElement;
+  var HIDDEN_RE = codeClass(page.dataset.hidden), SELECTOR_RE = codeClass(page.dataset.selectors);
+  var TAKES_SELECTOR = /^[\p{Lo}\p{Lm}\p{Nl}\p{No}\p{So}\p{Sm}\p{Sk}\p{Po}\p{Pd}\p{Ps}\p{Pe}]$/u;
+  function before(text, i) {  // the code point that ends at unit i
+    var c = text.charCodeAt(i - 1);
+    if (c >= 0xdc00 && c < 0xe000 && i >= 2) {
+      var h = text.charCodeAt(i - 2);
+      if (h >= 0xd800 && h < 0xdc00) return text.slice(i - 2, i);
+    }
+    return text.charAt(i - 1);
+  }
+  function selectorShown(text, at) {  // textsafe.selector_is_shown
+    if (at === 0) return false;
+    var b = before(text, at), sel = text.charAt(at);
+    if ("0123456789#*".indexOf(b) >= 0) return text.charAt(at + 1) === "\u20e3" && (sel === "\ufe0e" || sel === "\ufe0f");
+    if (b.charCodeAt(0) < 128 || HIDDEN_RE.test(b) || SELECTOR_RE.test(b)) return false;
+    return b === "\u2139" || TAKES_SELECTOR.test(b);
+  }
+  function hiddenMark(ch, text, at) {  // the mark of a character pages show as one, or null
+    if (HIDDEN_RE.test(ch)) { /* shown */ } else if (SELECTOR_RE.test(ch)) { if (selectorShown(text, at)) return null; } else return null;
+    var c = ch.codePointAt(0), hex = c.toString(16).toUpperCase();
+    if (c < 0xa0) return "\\x" + ("0" + c.toString(16)).slice(-2);
+    return "\u27ea" + "U+" + ("0000" + hex).slice(-Math.max(4, hex.length)) + "\u27eb";
+  }
+  function windowOf(text, first, width) {  // query.window
+    var start = first > 0 ? text.lastIndexOf("\n", first - 1) + 1 : 0, i;
+    if (first - start > Math.floor(width / 3)) {
+      var at = first - Math.floor(width / 3);
+      start = at;
+      for (i = at; i <= first; i++) if (SPACE.indexOf(text.charAt(i - 1)) >= 0) { start = i; break; }
+      var u = text.charCodeAt(start);
+      if (start === at && u >= 0xdc00 && u < 0xe000) start++;  // not inside a surrogate pair
+    }
+    var end = Math.min(text.length, start + width);
+    if (end < text.length && SPACE.indexOf(text.charAt(end)) < 0) {
+      var cut = -1;
+      for (i = end - 1; i >= start + Math.floor(width / 2); i--) if (SPACE.indexOf(text.charAt(i)) >= 0) { cut = i; break; }
+      if (cut > start) end = cut;
+    }
+    return [start, end];
+  }
+  function snippetPieces(text, q) {  // query.snippet: [kind, text] with kind "", "match", "hidden"
     var fm = foldMap(text), spans = [];
     q.words.forEach(function (w) {
       if (w.exclude) return;
-      var re = new RegExp(w.prefix ? escapeRe(w.runs[0][0]) : w.re.source, "gu"), m;
+      var re = new RegExp(w.prefix ? escapeRe(w.runs[0][0]) : w.re.source, "gu"), m, found = 0;
       while ((m = re.exec(fm.text))) {
         if (m[0].length === 0) { re.lastIndex++; continue; }
         spans.push([fm.where[m.index], fm.where[m.index + m[0].length - 1] + 1]);
-        if (spans.length > 200) break;
+        if (++found >= SPAN_CAP) break;
       }
     });
-    spans.sort(function (a, b) { return a[0] - b[0]; });
-    var first = spans.length ? spans[0][0] : 0;
-    var start = Math.max(0, first - 70);
-    var nl = text.lastIndexOf("\n", first);
-    if (nl >= start) start = nl + 1;
-    var end = Math.min(text.length, start + 220);
-    var frag = document.createDocumentFragment(), at = start;
-    if (start > 0) frag.appendChild(document.createTextNode("… "));
-    spans.forEach(function (sp) {
-      var a = Math.max(sp[0], at), b = Math.min(sp[1], end);
-      if (b <= a) return;
-      frag.appendChild(document.createTextNode(text.slice(at, a)));
-      frag.appendChild(el("mark", null, text.slice(a, b)));
-      at = b;
+    spans.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+    var w = windowOf(text, spans.length ? spans[0][0] : 0, WIDTH), start = w[0], end = w[1];
+    var out = start > 0 ? [["", "\u2026 "]] : [];
+    var inside = spans.filter(function (sp) { return sp[0] < end && sp[1] > start; }), k = 0;
+    for (var i = start; i < end;) {
+      var cp = text.codePointAt(i), ch = String.fromCodePoint(cp);
+      if (ch.length === 2 && i + 1 >= end) ch = text.charAt(i);  // a window cut in a pair
+      while (k < inside.length && inside[k][1] <= i) k++;
+      var shown = hiddenMark(ch, text, i), kind, part;
+      if (shown !== null) { kind = "hidden"; part = shown; }
+      else { kind = k < inside.length && inside[k][0] <= i ? "match" : ""; part = ch; }
+      var last = out[out.length - 1];
+      if (last && last[0] === kind && kind !== "hidden") last[1] += part; else out.push([kind, part]);
+      i += ch.length;
+    }
+    if (end < text.length) out.push(["", " \u2026"]);
+    return out;
+  }
+  function snippet(text, q) {  // the pieces as text nodes, <mark> and <span class="ctl">
+    var frag = document.createDocumentFragment();
+    snippetPieces(text, q).forEach(function (p) {
+      if (p[0] === "match") frag.appendChild(el("mark", null, p[1]));
+      else if (p[0] === "hidden") {
+        var s = el("span", "ctl", p[1]);
+        s.title = p[1].charAt(0) === "\\" ? "U+00" + p[1].slice(2).toUpperCase() : p[1].slice(1, -1);
+        frag.appendChild(s);
+      } else frag.appendChild(document.createTextNode(p[1]));
     });
-    frag.appendChild(document.createTextNode(text.slice(at, end) + (end < text.length ? " …" : "")));
     return frag;
   }
   function when(ms) {
@@ -418,7 +479,19 @@
     if (state.q.errors.length) text = state.q.errors.join("; ") + ". " + text;
     status.textContent = text;
   }
+  // the time a query took until its first page of results was drawn (bench/search.py reads
+  // it): data-search-ms and data-search-done (a count of finished queries) on <html>
+  var finished = 0;
+  function timed(started) {
+    var root = document.documentElement;
+    root.dataset.searchMs = (performance.now() - started).toFixed(2);
+    root.dataset.searchDone = String(++finished);
+  }
   function search(text) {
+    var started = performance.now();
+    return draw(text).then(function () { timed(started); });
+  }
+  function draw(text) {
     var token = ++current;
     out.textContent = "";
     var q = parse(text);

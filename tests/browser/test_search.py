@@ -21,6 +21,7 @@ from .test_security import PAYLOADS, hostile_session, probe, strip_csp, write_se
 
 pytestmark = pytest.mark.browser
 SAMPLES = REPO / "sample_sessions"
+BIDI = "line one\nthe \u202esmuggled\u200b word, \u2066isolated\u2069 and ❤\ufe0f kept"
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +32,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cjk.mkdir()
     (cjk / "2025-06-01T00-00-00-000Z_cjk.jsonl").write_bytes(
         to_lines([HEADER, msg("c1", None, "user", "请修复优惠券的四舍五入问题。日本語のテスト", 1)])
+    )
+    (cjk / "2025-06-02T00-00-00-000Z_bidi.jsonl").write_bytes(
+        to_lines([HEADER, msg("b1", None, "user", BIDI, 1)])
     )
     out = tmp_path_factory.mktemp("search-site")
     build_site(root, out, jobs=1)
@@ -146,3 +150,36 @@ def test_hostile_text_in_results_is_only_text(
     assert set(tags) <= {"DIV", "SECTION", "H2", "A", "P", "OL", "LI", "SPAN", "MARK", "BUTTON"}
     if query == "script":
         assert "<script>alert(1)</script>" in shown
+
+
+@pytest.mark.parametrize(
+    "query", ["coupon", "negative total", '"negative total"', "tool:bash pytest"]
+)
+def test_snippets_are_the_clis(browser: Browser, site: Path, query: str) -> None:
+    """The same window (line or word start, ellipses) and the same marks as the CLI's."""
+    groups, _ = run_search(parse(query), site=site)
+    want = [[" ".join(h.as_json(parse(query))["snippet"].split()) for h in g[:5]] for g in groups]
+    page = browser.new_page()
+    open_search(page, site, query)
+    expect(page.locator(".result-group")).to_have_count(min(20, len(want)))
+    got = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.result-group')).map(g =>
+            Array.from(g.querySelectorAll('.hit-snippet')).map(s => s.textContent))"""
+    )
+    page.close()
+    assert [[" ".join(t.split()) for t in g] for g in got] == want[:20]
+
+
+def test_invisible_and_bidi_characters_show_as_marks(browser: Browser, site: Path) -> None:
+    page = browser.new_page()
+    open_search(page, site, "smuggled")
+    snip = page.locator(".hit-snippet").first
+    expect(snip.locator("mark")).to_have_text("smuggled")
+    expect(snip.locator(".ctl")).to_have_text(["⟪U+202E⟫", "⟪U+200B⟫", "⟪U+2066⟫", "⟪U+2069⟫"])
+    expect(snip.locator(".ctl").first).to_have_attribute("title", "U+202E")
+    text = snip.text_content() or ""
+    page.close()
+    assert not set(text) & {"\u202e", "\u200b", "\u2066", "\u2069"}
+    assert text.startswith("… the ") and "❤\ufe0f kept" in text  # an emoji's selector stays
+    (match,) = [h for g in run_search(parse("smuggled"), site=site)[0] for h in g]
+    assert match.as_json(parse("smuggled"))["snippet"] == " ".join(text.split())
