@@ -371,7 +371,12 @@
     spans.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
     var w = windowOf(text, spans.length ? spans[0][0] : 0, WIDTH), start = w[0], end = w[1];
     var out = start > 0 ? [["", "\u2026 "]] : [];
-    var inside = spans.filter(function (sp) { return sp[0] < end && sp[1] > start; }), k = 0;
+    pieces(text, start, end, spans.filter(function (sp) { return sp[0] < end && sp[1] > start; }), out);
+    if (end < text.length) out.push(["", " \u2026"]);
+    return out;
+  }
+  function pieces(text, start, end, inside, out) {  // text[start:end] with matches and marks
+    var k = 0;
     for (var i = start; i < end;) {
       var cp = text.codePointAt(i), ch = String.fromCodePoint(cp);
       if (ch.length === 2 && i + 1 >= end) ch = text.charAt(i);  // a window cut in a pair
@@ -383,12 +388,11 @@
       if (last && last[0] === kind && kind !== "hidden") last[1] += part; else out.push([kind, part]);
       i += ch.length;
     }
-    if (end < text.length) out.push(["", " \u2026"]);
     return out;
   }
-  function snippet(text, q) {  // the pieces as text nodes, <mark> and <span class="ctl">
+  function nodes(list) {  // pieces as text nodes, <mark> and <span class="ctl">
     var frag = document.createDocumentFragment();
-    snippetPieces(text, q).forEach(function (p) {
+    list.forEach(function (p) {
       if (p[0] === "match") frag.appendChild(el("mark", null, p[1]));
       else if (p[0] === "hidden") {
         var s = el("span", "ctl", p[1]);
@@ -398,6 +402,8 @@
     });
     return frag;
   }
+  function snippet(text, q) { return nodes(snippetPieces(text, q)); }
+  function shown(text) { return nodes(pieces(text, 0, text.length, [], [])); }  // titles, projects
   function when(ms) {
     if (!ms) return "";
     var d = new Date(ms);
@@ -421,11 +427,14 @@
     var s = data.meta.sessions[g[0].s];
     var sec = el("section", "result-group");
     var h2 = el("h2");
-    var a = el("a", null, s.t || "(untitled)");
+    var a = el("a");
+    a.appendChild(shown(s.t || "(untitled)"));
     a.href = s.h;
     h2.appendChild(a);
     sec.appendChild(h2);
-    sec.appendChild(el("p", "result-meta", [s.p || "", when(s.d), g.length + (g.length === 1 ? " match" : " matches")].filter(Boolean).join(" · ")));
+    var meta = el("p", "result-meta");
+    meta.appendChild(shown([s.p || "", when(s.d), g.length + (g.length === 1 ? " match" : " matches")].filter(Boolean).join(" · ")));
+    sec.appendChild(meta);
     var ol = el("ol", "hits");
     g.slice(0, SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
     sec.appendChild(ol);

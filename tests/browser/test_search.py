@@ -21,7 +21,7 @@ from .test_security import PAYLOADS, hostile_session, probe, strip_csp, write_se
 
 pytestmark = pytest.mark.browser
 SAMPLES = REPO / "sample_sessions"
-BIDI = "line one\nthe \u202esmuggled\u200b word, \u2066isolated\u2069 and ❤\ufe0f kept"
+BIDI = "line \u202eone\nthe \u202esmuggled\u200b word, \u2066isolated\u2069 and ❤\ufe0f kept"
 
 
 @pytest.fixture(scope="module")
@@ -177,6 +177,9 @@ def test_invisible_and_bidi_characters_show_as_marks(browser: Browser, site: Pat
     expect(snip.locator("mark")).to_have_text("smuggled")
     expect(snip.locator(".ctl")).to_have_text(["⟪U+202E⟫", "⟪U+200B⟫", "⟪U+2066⟫", "⟪U+2069⟫"])
     expect(snip.locator(".ctl").first).to_have_attribute("title", "U+202E")
+    title = page.locator(".result-group h2 a").first  # the session's title too
+    expect(title.locator(".ctl")).to_have_text("⟪U+202E⟫")
+    expect(title).to_have_text("line ⟪U+202E⟫one")
     text = snip.text_content() or ""
     page.close()
     assert not set(text) & {"\u202e", "\u200b", "\u2066", "\u2069"}
