@@ -67,6 +67,7 @@
   }
   // folded text and, per folded UTF-16 unit, the index of the source unit it came from
   function foldMap(s) {
+    if (/^[\x00-\x7f]*$/.test(s)) return { text: s.toLowerCase(), where: null };  // 1:1
     var r = "", where = [], i = 0;
     for (var ch of s) {
       var f = ch.charCodeAt(0) < 128 ? ch.toLowerCase() : foldChar(ch);
@@ -174,13 +175,13 @@
     postingCache.set(key, list);
     return list;
   }
-  function wordSet(w) {  // records with every term of the word (phrases are checked on text later)
-    if (w.prefix) return new Set(prefixSet(w.runs[0][0]));
+  function wordSet(w) {  // records with every term of the word, ascending (phrases are checked on text later)
+    if (w.prefix) return prefixSet(w.runs[0][0]);
     var sets = w.terms.map(termSet).sort(function (a, b) { return a.length - b.length; });
-    var result = new Set(sets[0]);
+    var result = sets[0];
     for (var i = 1; i < sets.length; i++) {
       var next = new Set(sets[i]);
-      result.forEach(function (n) { if (!next.has(n)) result.delete(n); });
+      result = result.filter(function (n) { return next.has(n); });
     }
     return result;
   }
@@ -222,15 +223,19 @@
     prepare();
     var pos = q.words.filter(function (w) { return !w.exclude; });
     var neg = q.words.filter(function (w) { return w.exclude; });
-    var count = new Map(), n = data.meta.records, r;
-    if (pos.length) {
-      pos.forEach(function (w) { wordSet(w).forEach(function (x) { count.set(x, (count.get(x) || 0) + 1); }); });
+    var n = data.meta.records, r, counts = new Uint16Array(n), touched = [];
+    if (pos.length) {  // how many of the words each record has: one pass per word's records
+      pos.forEach(function (w) {
+        wordSet(w).forEach(function (x) { if (counts[x]++ === 0) touched.push(x); });
+      });
+      touched.sort(function (a, b) { return a - b; });
     } else {
-      for (r = 0; r < n; r++) count.set(r, 0);
+      for (r = 0; r < n; r++) touched.push(r);
     }
-    var negSets = neg.map(function (w) { return { w: w, set: wordSet(w) }; });
+    var negSets = neg.map(function (w) { return { w: w, set: new Set(wordSet(w)) }; });
     var hits = [];
-    count.forEach(function (c, rec) {
+    touched.forEach(function (rec) {
+      var c = counts[rec];
       if (!passes(rec, q.filters)) return;
       var maybeOut = [];
       for (var i = 0; i < negSets.length; i++) {
@@ -250,12 +255,15 @@
     hits.forEach(function (h) { if (!by.has(h.s)) by.set(h.s, []); by.get(h.s).push(h); });
     var groups = Array.from(by.values());
     groups.forEach(sortHits);
+    var best = new Map();  // each group's most words and newest time, once (not per comparison)
+    groups.forEach(function (g) { best.set(g, [maxOf(g, "words"), maxOf(g, "time")]); });
     groups.sort(function (a, b) {
-      return maxOf(b, "words") - maxOf(a, "words") || maxOf(b, "time") - maxOf(a, "time") || a[0].s - b[0].s;
+      var x = best.get(a), y = best.get(b);
+      return y[0] - x[0] || y[1] - x[1] || a[0].s - b[0].s;
     });
     return groups;
   }
-  function maxOf(g, k) { var m = -Infinity; g.forEach(function (h) { if (h[k] > m) m = h[k]; }); return m; }
+  function maxOf(g, k) { var m = -Infinity; for (var i = 0; i < g.length; i++) if (g[i][k] > m) m = g[i][k]; return m; }
   function sortHits(g) {
     g.sort(function (a, b) { return (b.adjacent - a.adjacent) || (b.words - a.words) || (b.time - a.time) || (a.r - b.r); });
   }
@@ -265,8 +273,13 @@
   function docs(key) {
     if (docCache[key]) return docCache[key];
     docCache[key] = load("d/" + key).then(function () {
-      var bin = atob(data.docs[key]), bytes = new Uint8Array(bin.length);
-      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      var bytes;
+      if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(data.docs[key]);
+      else {
+        var bin = atob(data.docs[key]);
+        bytes = new Uint8Array(bin.length);
+        for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      }
       var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
       return new Response(stream).text();
     }).then(function (text) { delete data.docs[key]; return JSON.parse(text); });
@@ -285,10 +298,13 @@
     return docs(s.k).then(function (rows) {
       var phrases = q.words.filter(function (w) { return !w.exclude && w.phrase; });
       var adj = adjacentRe(q);
+      var needText = phrases.length || adj || g.some(function (h) { return h.check.length; });
       var kept = g.filter(function (h) {
         var row = rows[h.r - s.n];
         h.row = row;
-        var folded = fold(row[3]);
+        if (!needText) return true;
+        if (row.folded === undefined) row.folded = fold(row[3]);  // once per record, kept
+        var folded = row.folded;
         if (phrases.some(function (w) { return !w.prefix && !w.re.test(folded); })) return false;
         if (h.check.some(function (w) { return w.re.test(folded); })) return false;
         h.adjacent = adj ? adj.test(folded) : false;
@@ -364,7 +380,8 @@
       var re = new RegExp(w.prefix ? escapeRe(w.runs[0][0]) : w.re.source, "gu"), m, found = 0;
       while ((m = re.exec(fm.text))) {
         if (m[0].length === 0) { re.lastIndex++; continue; }
-        spans.push([fm.where[m.index], fm.where[m.index + m[0].length - 1] + 1]);
+        var a = m.index, b = m.index + m[0].length - 1;
+        spans.push(fm.where ? [fm.where[a], fm.where[b] + 1] : [a, b + 1]);
         if (++found >= SPAN_CAP) break;
       }
     });
