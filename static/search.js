@@ -18,7 +18,7 @@
   // ---- loading index files (classic scripts: file:// allows them, fetch is blocked)
   var policy = {
     createScriptURL: function (u) {
-      if (!/^search\/(meta|entries|t\/\d+|d\/[0-9a-f]{16})\.js$/.test(u)) throw new Error("not an index file: " + u);
+      if (!/^search\/(meta|entries|t\/\d+|d\/[0-9a-f]{16}-\d+)\.js$/.test(u)) throw new Error("not an index file: " + u);
       return u;
     }
   };
@@ -268,9 +268,9 @@
     g.sort(function (a, b) { return (b.adjacent - a.adjacent) || (b.words - a.words) || (b.time - a.time) || (a.r - b.r); });
   }
 
-  // ---- session texts: deflated JSON, opened with the browser's own DecompressionStream
+  // ---- session texts: parts of deflated JSON, opened with the browser's DecompressionStream
   var docCache = {};
-  function docs(key) {
+  function docs(key) {  // one part: "<session key>-<n>"
     if (docCache[key]) return docCache[key];
     docCache[key] = load("d/" + key).then(function () {
       var bytes;
@@ -292,16 +292,26 @@
     pos.forEach(function (w) { all = all.concat(w.runs); });
     return word(all, false, false).re;
   }
-  // check phrases on the texts of one group's session: drop what fails, rank phrase first
+  function withRows(s, hits) {  // load the parts holding these hits' texts; set h.row
+    var starts = s.c || [0], need = {};
+    function part(off) { var i = starts.length - 1; while (i > 0 && starts[i] > off) i--; return i; }
+    hits.forEach(function (h) { if (!h.row) need[part(h.r - s.n)] = true; });
+    return Promise.all(Object.keys(need).map(function (i) {
+      return docs(s.k + "-" + i).then(function (rows) {
+        hits.forEach(function (h) { var off = h.r - s.n; if (part(off) === +i) h.row = rows[off - starts[i]]; });
+      });
+    }));
+  }
+  // check phrases on the texts of one group's session: drop what fails, rank phrase first.
+  // Without phrases, exclusions or adjacency to check, only the hits on screen need texts.
   function verify(g, q) {
     var s = data.meta.sessions[g[0].s];
-    return docs(s.k).then(function (rows) {
-      var phrases = q.words.filter(function (w) { return !w.exclude && w.phrase; });
-      var adj = adjacentRe(q);
-      var needText = phrases.length || adj || g.some(function (h) { return h.check.length; });
+    var phrases = q.words.filter(function (w) { return !w.exclude && w.phrase; });
+    var adj = adjacentRe(q);
+    var needText = phrases.length || adj || g.some(function (h) { return h.check.length; });
+    return withRows(s, needText ? g : g.slice(0, SHOWN_PER_SESSION)).then(function () {
       var kept = g.filter(function (h) {
-        var row = rows[h.r - s.n];
-        h.row = row;
+        var row = h.row;
         if (!needText) return true;
         if (row.folded === undefined) row.folded = fold(row[3]);  // once per record, kept
         var folded = row.folded;
@@ -459,8 +469,11 @@
       var more = el("button", "more-hits", "Show all " + g.length + " matches in this session");
       more.type = "button";
       more.addEventListener("click", function () {
-        g.slice(SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
-        more.remove();
+        more.disabled = true;
+        withRows(s, g.slice(SHOWN_PER_SESSION)).then(function () {
+          g.slice(SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
+          more.remove();
+        });
       });
       sec.appendChild(more);
     }

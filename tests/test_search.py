@@ -456,3 +456,30 @@ def test_cli_search_output_marks_bidi_and_zero_width(tmp_path: Path) -> None:
     js = CliRunner().invoke(cli, ["search", "coupon", str(tmp_path), "--format", "json"])
     (match,) = orjson.loads(js.output)["matches"]
     assert match["snippet"] == "the ⟪U+202E⟫evil⟪U+200B⟫ coupon code"
+
+
+def test_long_sessions_texts_are_split_into_parts_and_read_back_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import piexport.search.index as index
+
+    monkeypatch.setattr(index, "DOC_CHARS", 300)
+    root = tmp_path / "sessions"
+    shutil.copytree(SAMPLES, root)
+    out = tmp_path / "site"
+    _build(root, out)
+    _, (m,) = read_script(out / "search" / "meta.js")
+    names = {f"{s['k']}-{i}.js" for s in m["sessions"] for i in range(len(s["c"]))}
+    assert max(len(s["c"]) for s in m["sessions"]) > 3
+    assert {p.name for p in (out / "search" / "d").glob("*.js")} == names
+    for query in ["coupon", '"negative total"', "tool:bash pytest"]:
+        a, _ = run_search(parse(query), root=root)
+        b, _ = run_search(parse(query), site=out)
+        assert [(h.entry_id, h.text) for g in a for h in g] == [
+            (h.entry_id, h.text) for g in b for h in g
+        ]
+    monkeypatch.setattr(index, "DOC_CHARS", 10**9)  # fewer parts: the extra files go
+    for page in out.rglob("*.html"):
+        page.unlink()  # every page renders again
+    _build(root, out)
+    assert len(list((out / "search" / "d").glob("*.js"))) == len(m["sessions"])

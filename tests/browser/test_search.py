@@ -12,6 +12,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+import piexport.search.index as index
 from piexport.search.local import run_search
 from piexport.search.query import parse
 from piexport.site.build import build_site
@@ -37,7 +38,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         to_lines([HEADER, msg("b1", None, "user", BIDI, 1)])
     )
     out = tmp_path_factory.mktemp("search-site")
-    build_site(root, out, jobs=1)
+    with pytest.MonkeyPatch.context() as patch:  # many small parts: the page loads only some
+        patch.setattr(index, "DOC_CHARS", 2000)
+        build_site(root, out, jobs=1)
     return out
 
 
@@ -186,3 +189,22 @@ def test_invisible_and_bidi_characters_show_as_marks(browser: Browser, site: Pat
     assert text.startswith("… the ") and "❤\ufe0f kept" in text  # an emoji's selector stays
     (match,) = [h for g in run_search(parse("smuggled"), site=site)[0] for h in g]
     assert match.as_json(parse("smuggled"))["snippet"] == " ".join(text.split())
+
+
+def test_show_all_loads_the_texts_of_the_other_hits(browser: Browser, site: Path) -> None:
+    groups, _ = run_search(parse("coupon"), site=site)
+    big = next(i for i, g in enumerate(groups[:20]) if len(g) > 5)
+    page = browser.new_page()
+    open_search(page, site, "coupon")
+    section = page.locator(".result-group").nth(big)
+    expect(section.locator(".hit")).to_have_count(5)
+    section.locator("button.more-hits").click()
+    expect(section.locator(".hit")).to_have_count(len(groups[big]))
+    hrefs = [a.get_attribute("href") or "" for a in section.locator(".hit-link").all()]
+    snippets = [
+        " ".join((s or "").split()) for s in section.locator(".hit-snippet").all_text_contents()
+    ]
+    page.close()
+    assert [h.split("#")[1] for h in hrefs] == [h.dom for h in groups[big]]
+    q = parse("coupon")
+    assert snippets == [" ".join(h.as_json(q)["snippet"].split()) for h in groups[big]]
