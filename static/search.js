@@ -304,25 +304,45 @@
   }
   // check phrases on the texts of one group's session: drop what fails, rank phrase first.
   // Without phrases, exclusions or adjacency to check, only the hits on screen need texts.
+  // Where the order is known without text (no adjacency to rank by), hits are checked in
+  // order until a screenful holds: the kept hits carry the unchecked rest as .rest.
   function verify(g, q) {
     var s = data.meta.sessions[g[0].s];
     var phrases = q.words.filter(function (w) { return !w.exclude && w.phrase; });
     var adj = adjacentRe(q);
     var needText = phrases.length || adj || g.some(function (h) { return h.check.length; });
-    return withRows(s, needText ? g : g.slice(0, SHOWN_PER_SESSION)).then(function () {
-      var kept = g.filter(function (h) {
-        var row = h.row;
-        if (!needText) return true;
-        if (row.folded === undefined) row.folded = fold(row[3]);  // once per record, kept
-        var folded = row.folded;
-        if (phrases.some(function (w) { return !w.prefix && !w.re.test(folded); })) return false;
-        if (h.check.some(function (w) { return w.re.test(folded); })) return false;
-        h.adjacent = adj ? adj.test(folded) : false;
-        return true;
+    function passes(h) {
+      var row = h.row;
+      if (row.folded === undefined) row.folded = fold(row[3]);  // once per record, kept
+      var folded = row.folded;
+      if (phrases.some(function (w) { return !w.prefix && !w.re.test(folded); })) return false;
+      if (h.check.some(function (w) { return w.re.test(folded); })) return false;
+      h.adjacent = adj ? adj.test(folded) : false;
+      return true;
+    }
+    if (!needText) {
+      return withRows(s, g.slice(0, SHOWN_PER_SESSION)).then(function () { g.rest = []; return g; });
+    }
+    if (adj) {
+      return withRows(s, g).then(function () {
+        var kept = g.filter(passes);
+        sortHits(kept);
+        kept.rest = [];
+        return kept;
       });
-      sortHits(kept);
-      return kept;
-    });
+    }
+    var kept = [], at = 0;
+    function more() {
+      if (kept.length >= SHOWN_PER_SESSION || at >= g.length) { kept.rest = g.slice(at); return kept; }
+      var batch = g.slice(at, at + Math.max(SHOWN_PER_SESSION - kept.length, 4));
+      at += batch.length;
+      return withRows(s, batch).then(function () {
+        batch.forEach(function (h) { if (passes(h)) kept.push(h); });
+        return more();
+      });
+    }
+    kept.check = function (hits) { return withRows(s, hits).then(function () { return hits.filter(passes); }); };
+    return more();
   }
 
   // ---- showing results
@@ -460,19 +480,27 @@
     h2.appendChild(a);
     sec.appendChild(h2);
     var meta = el("p", "result-meta");
-    meta.appendChild(shown([s.p || "", when(s.d), g.length + (g.length === 1 ? " match" : " matches")].filter(Boolean).join(" · ")));
+    var count = g.rest.length ? "up to " + (g.length + g.rest.length) + " matches" : g.length + (g.length === 1 ? " match" : " matches");
+    meta.appendChild(shown([s.p || "", when(s.d), count].filter(Boolean).join(" · ")));
     sec.appendChild(meta);
     var ol = el("ol", "hits");
     g.slice(0, SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
     sec.appendChild(ol);
-    if (g.length > SHOWN_PER_SESSION) {
-      var more = el("button", "more-hits", "Show all " + g.length + " matches in this session");
+    if (g.length > SHOWN_PER_SESSION || g.rest.length) {
+      var more = el("button", "more-hits", "Show all " + (g.rest.length ? "" : g.length + " ") + "matches in this session");
       more.type = "button";
       more.addEventListener("click", function () {
         more.disabled = true;
-        withRows(s, g.slice(SHOWN_PER_SESSION)).then(function () {
-          g.slice(SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
-          more.remove();
+        var checked = g.rest.length ? g.check(g.rest) : Promise.resolve([]);
+        checked.then(function (later) {
+          var rest = g.slice(SHOWN_PER_SESSION).concat(later);
+          return withRows(s, rest).then(function () {
+            rest.forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
+            meta.textContent = "";
+            var n = g.length + later.length;
+            meta.appendChild(shown([s.p || "", when(s.d), n + (n === 1 ? " match" : " matches")].filter(Boolean).join(" · ")));
+            more.remove();
+          });
         });
       });
       sec.appendChild(more);
@@ -495,6 +523,7 @@
           shown++;
           state.shownGroups++;
           state.shownHits += g.length;
+          if (g.rest.length) state.inexact = true;
         });
         if (shown < PAGE && state.next < state.groups.length) return nextBatch();
       });
@@ -512,7 +541,7 @@
     var text;
     if (!total) text = "No matches.";
     else if (state.phrases && pending) text = "Showing " + state.shownGroups + " sessions; up to " + total + " match (phrases are checked as results are shown).";
-    else if (state.phrases) text = state.shownHits + (state.shownHits === 1 ? " match" : " matches") + " in " + state.shownGroups + (state.shownGroups === 1 ? " session." : " sessions.");
+    else if (state.phrases) text = (state.inexact ? "At least " : "") + state.shownHits + (state.shownHits === 1 ? " match" : " matches") + " in " + state.shownGroups + (state.shownGroups === 1 ? " session." : " sessions.");
     else text = hits + (hits === 1 ? " match" : " matches") + " in " + total + (total === 1 ? " session" : " sessions") + (pending ? "; showing the first " + state.shownGroups + "." : ".");
     if (!state.complete && total) text = "No entry has every word; entries with some of them. " + text;
     if (state.q.errors.length) text = state.q.errors.join("; ") + ". " + text;

@@ -43,7 +43,7 @@ INDEX_VERSION = 2
 CACHE = ".piexport-search"
 SHARD_BYTES = 96_000
 """Aim for term shards about this big (postings text), so a query loads little."""
-DOC_CHARS = 48_000
+DOC_CHARS = 160_000
 """A session's texts go into files of about this many characters: a long session's first
 page of results needs the parts holding its shown hits, not the whole session (a part
 holds at least one record, however long)."""

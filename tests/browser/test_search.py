@@ -191,11 +191,15 @@ def test_invisible_and_bidi_characters_show_as_marks(browser: Browser, site: Pat
     assert match.as_json(parse("smuggled"))["snippet"] == " ".join(text.split())
 
 
-def test_show_all_loads_the_texts_of_the_other_hits(browser: Browser, site: Path) -> None:
-    groups, _ = run_search(parse("coupon"), site=site)
+@pytest.mark.parametrize("query", ["coupon", '"the cart"'])
+def test_show_all_loads_the_texts_of_the_other_hits(
+    browser: Browser, site: Path, query: str
+) -> None:
+    """A phrase's hits are checked in order until five hold; "show all" checks the rest."""
+    groups, _ = run_search(parse(query), site=site)
     big = next(i for i, g in enumerate(groups[:20]) if len(g) > 5)
     page = browser.new_page()
-    open_search(page, site, "coupon")
+    open_search(page, site, query)
     section = page.locator(".result-group").nth(big)
     expect(section.locator(".hit")).to_have_count(5)
     section.locator("button.more-hits").click()
@@ -206,5 +210,5 @@ def test_show_all_loads_the_texts_of_the_other_hits(browser: Browser, site: Path
     ]
     page.close()
     assert [h.split("#")[1] for h in hrefs] == [h.dom for h in groups[big]]
-    q = parse("coupon")
+    q = parse(query)
     assert snippets == [" ".join(h.as_json(q)["snippet"].split()) for h in groups[big]]
