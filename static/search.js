@@ -568,8 +568,8 @@
       return Promise.resolve();
     }
     status.textContent = "Searching…";
-    return ready().then(function () {
-      return Promise.all(shardsFor(q).map(load));
+    return ready().then(function () {  // the shards (their count is in meta) while entries load
+      return Promise.all([load("entries")].concat(shardsFor(q).map(load)));
     }).then(function () {
       if (token !== current) return;
       var res = run(q);
@@ -587,7 +587,7 @@
   }
   var readyPromise = null;
   function ready() {
-    if (!readyPromise) readyPromise = load("meta").then(function () { return load("entries"); });
+    if (!readyPromise) { readyPromise = load("meta"); load("entries").catch(function () { /* said by the query */ }); }
     return readyPromise;
   }
 
