@@ -483,3 +483,31 @@ def test_long_sessions_texts_are_split_into_parts_and_read_back_whole(
         page.unlink()  # every page renders again
     _build(root, out)
     assert len(list((out / "search" / "d").glob("*.js"))) == len(m["sessions"])
+
+
+def test_snippets_of_the_hostile_corpus_show_no_hidden_character(tmp_path: Path) -> None:
+    """Every record of every hostile file, searched for its first and last word: a snippet,
+    and nothing in it a reader cannot see (an emoji's own variation selector aside)."""
+    from piexport.errors import PiexportError
+    from piexport.page.textsafe import HIDDEN, SELECTORS
+
+    from .hostile_corpus import cases
+
+    seen = 0
+    for case in cases():
+        if case.unusable:
+            continue
+        path = tmp_path / f"{case.name}.jsonl"
+        path.write_bytes(case.data)
+        try:
+            session = load_session(path)
+        except PiexportError:  # a file the loader refuses (named) has nothing to search
+            continue
+        for record in session_records(session):
+            words = terms(record.text)
+            for word in {words[0], words[-1]} if words else set():
+                line = snippet_line(record.text, parse(word), 200, lambda s: s)
+                left = {c for c in line if c in HIDDEN and c not in SELECTORS and c != "\r"}
+                assert not left, (case.name, record.entry_id, line)
+                seen += 1
+    assert seen > 50
