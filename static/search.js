@@ -18,7 +18,7 @@
   // ---- loading index files (classic scripts: file:// allows them, fetch is blocked)
   var policy = {
     createScriptURL: function (u) {
-      if (!/^search\/(meta|entries|t\/\d+|d\/[0-9a-f]{16})\.js$/.test(u)) throw new Error("not an index file: " + u);
+      if (!/^search\/(meta|entries|t\/\d+|d\/[0-9a-f]{16}-\d+)\.js$/.test(u)) throw new Error("not an index file: " + u);
       return u;
     }
   };
@@ -67,6 +67,7 @@
   }
   // folded text and, per folded UTF-16 unit, the index of the source unit it came from
   function foldMap(s) {
+    if (/^[\x00-\x7f]*$/.test(s)) return { text: s.toLowerCase(), where: null };  // 1:1
     var r = "", where = [], i = 0;
     for (var ch of s) {
       var f = ch.charCodeAt(0) < 128 ? ch.toLowerCase() : foldChar(ch);
@@ -174,13 +175,13 @@
     postingCache.set(key, list);
     return list;
   }
-  function wordSet(w) {  // records with every term of the word (phrases are checked on text later)
-    if (w.prefix) return new Set(prefixSet(w.runs[0][0]));
+  function wordSet(w) {  // records with every term of the word, ascending (phrases are checked on text later)
+    if (w.prefix) return prefixSet(w.runs[0][0]);
     var sets = w.terms.map(termSet).sort(function (a, b) { return a.length - b.length; });
-    var result = new Set(sets[0]);
+    var result = sets[0];
     for (var i = 1; i < sets.length; i++) {
       var next = new Set(sets[i]);
-      result.forEach(function (n) { if (!next.has(n)) result.delete(n); });
+      result = result.filter(function (n) { return next.has(n); });
     }
     return result;
   }
@@ -222,15 +223,19 @@
     prepare();
     var pos = q.words.filter(function (w) { return !w.exclude; });
     var neg = q.words.filter(function (w) { return w.exclude; });
-    var count = new Map(), n = data.meta.records, r;
-    if (pos.length) {
-      pos.forEach(function (w) { wordSet(w).forEach(function (x) { count.set(x, (count.get(x) || 0) + 1); }); });
+    var n = data.meta.records, r, counts = new Uint16Array(n), touched = [];
+    if (pos.length) {  // how many of the words each record has: one pass per word's records
+      pos.forEach(function (w) {
+        wordSet(w).forEach(function (x) { if (counts[x]++ === 0) touched.push(x); });
+      });
+      touched.sort(function (a, b) { return a - b; });
     } else {
-      for (r = 0; r < n; r++) count.set(r, 0);
+      for (r = 0; r < n; r++) touched.push(r);
     }
-    var negSets = neg.map(function (w) { return { w: w, set: wordSet(w) }; });
+    var negSets = neg.map(function (w) { return { w: w, set: new Set(wordSet(w)) }; });
     var hits = [];
-    count.forEach(function (c, rec) {
+    touched.forEach(function (rec) {
+      var c = counts[rec];
       if (!passes(rec, q.filters)) return;
       var maybeOut = [];
       for (var i = 0; i < negSets.length; i++) {
@@ -250,23 +255,31 @@
     hits.forEach(function (h) { if (!by.has(h.s)) by.set(h.s, []); by.get(h.s).push(h); });
     var groups = Array.from(by.values());
     groups.forEach(sortHits);
+    var best = new Map();  // each group's most words and newest time, once (not per comparison)
+    groups.forEach(function (g) { best.set(g, [maxOf(g, "words"), maxOf(g, "time")]); });
     groups.sort(function (a, b) {
-      return maxOf(b, "words") - maxOf(a, "words") || maxOf(b, "time") - maxOf(a, "time") || a[0].s - b[0].s;
+      var x = best.get(a), y = best.get(b);
+      return y[0] - x[0] || y[1] - x[1] || a[0].s - b[0].s;
     });
     return groups;
   }
-  function maxOf(g, k) { var m = -Infinity; g.forEach(function (h) { if (h[k] > m) m = h[k]; }); return m; }
+  function maxOf(g, k) { var m = -Infinity; for (var i = 0; i < g.length; i++) if (g[i][k] > m) m = g[i][k]; return m; }
   function sortHits(g) {
     g.sort(function (a, b) { return (b.adjacent - a.adjacent) || (b.words - a.words) || (b.time - a.time) || (a.r - b.r); });
   }
 
-  // ---- session texts: deflated JSON, opened with the browser's own DecompressionStream
+  // ---- session texts: parts of deflated JSON, opened with the browser's DecompressionStream
   var docCache = {};
-  function docs(key) {
+  function docs(key) {  // one part: "<session key>-<n>"
     if (docCache[key]) return docCache[key];
     docCache[key] = load("d/" + key).then(function () {
-      var bin = atob(data.docs[key]), bytes = new Uint8Array(bin.length);
-      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      var bytes;
+      if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(data.docs[key]);
+      else {
+        var bin = atob(data.docs[key]);
+        bytes = new Uint8Array(bin.length);
+        for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      }
       var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
       return new Response(stream).text();
     }).then(function (text) { delete data.docs[key]; return JSON.parse(text); });
@@ -279,24 +292,57 @@
     pos.forEach(function (w) { all = all.concat(w.runs); });
     return word(all, false, false).re;
   }
-  // check phrases on the texts of one group's session: drop what fails, rank phrase first
+  function withRows(s, hits) {  // load the parts holding these hits' texts; set h.row
+    var starts = s.c || [0], need = {};
+    function part(off) { var i = starts.length - 1; while (i > 0 && starts[i] > off) i--; return i; }
+    hits.forEach(function (h) { if (!h.row) need[part(h.r - s.n)] = true; });
+    return Promise.all(Object.keys(need).map(function (i) {
+      return docs(s.k + "-" + i).then(function (rows) {
+        hits.forEach(function (h) { var off = h.r - s.n; if (part(off) === +i) h.row = rows[off - starts[i]]; });
+      });
+    }));
+  }
+  // check phrases on the texts of one group's session: drop what fails, rank phrase first.
+  // Without phrases, exclusions or adjacency to check, only the hits on screen need texts.
+  // Where the order is known without text (no adjacency to rank by), hits are checked in
+  // order until a screenful holds: the kept hits carry the unchecked rest as .rest.
   function verify(g, q) {
     var s = data.meta.sessions[g[0].s];
-    return docs(s.k).then(function (rows) {
-      var phrases = q.words.filter(function (w) { return !w.exclude && w.phrase; });
-      var adj = adjacentRe(q);
-      var kept = g.filter(function (h) {
-        var row = rows[h.r - s.n];
-        h.row = row;
-        var folded = fold(row[3]);
-        if (phrases.some(function (w) { return !w.prefix && !w.re.test(folded); })) return false;
-        if (h.check.some(function (w) { return w.re.test(folded); })) return false;
-        h.adjacent = adj ? adj.test(folded) : false;
-        return true;
+    var phrases = q.words.filter(function (w) { return !w.exclude && w.phrase; });
+    var adj = adjacentRe(q);
+    var needText = phrases.length || adj || g.some(function (h) { return h.check.length; });
+    function passes(h) {
+      var row = h.row;
+      if (row.folded === undefined) row.folded = fold(row[3]);  // once per record, kept
+      var folded = row.folded;
+      if (phrases.some(function (w) { return !w.prefix && !w.re.test(folded); })) return false;
+      if (h.check.some(function (w) { return w.re.test(folded); })) return false;
+      h.adjacent = adj ? adj.test(folded) : false;
+      return true;
+    }
+    if (!needText) {
+      return withRows(s, g.slice(0, SHOWN_PER_SESSION)).then(function () { g.rest = []; return g; });
+    }
+    if (adj) {
+      return withRows(s, g).then(function () {
+        var kept = g.filter(passes);
+        sortHits(kept);
+        kept.rest = [];
+        return kept;
       });
-      sortHits(kept);
-      return kept;
-    });
+    }
+    var kept = [], at = 0;
+    function more() {
+      if (kept.length >= SHOWN_PER_SESSION || at >= g.length) { kept.rest = g.slice(at); return kept; }
+      var batch = g.slice(at, at + Math.max(SHOWN_PER_SESSION - kept.length, 4));
+      at += batch.length;
+      return withRows(s, batch).then(function () {
+        batch.forEach(function (h) { if (passes(h)) kept.push(h); });
+        return more();
+      });
+    }
+    kept.check = function (hits) { return withRows(s, hits).then(function () { return hits.filter(passes); }); };
+    return more();
   }
 
   // ---- showing results
@@ -308,35 +354,103 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  function snippet(text, q) {  // a window around the first match, matches marked
+  // ---- snippets (query.py's snippet/window, textsafe's marks): DOM nodes, never markup
+  var WIDTH = 200, SPAN_CAP = 201, SPACE = " \t\n\r\f\v";
+  function codeClass(ranges) {  // "202a-202e 2066" → a character class; from textsafe's tables
+    var parts = (ranges || "").split(" ").filter(Boolean).map(function (r) {
+      return r.split("-").map(function (h) { return "\\u{" + h + "}"; }).join("-");
+    });
+    return new RegExp("^[" + parts.join("") + "]$", "u");
+  }
+  var page = document.querySelector(".search-page") || document.documentElement;
+  var HIDDEN_RE = codeClass(page.dataset.hidden), SELECTOR_RE = codeClass(page.dataset.selectors);
+  var TAKES_SELECTOR = /^[\p{Lo}\p{Lm}\p{Nl}\p{No}\p{So}\p{Sm}\p{Sk}\p{Po}\p{Pd}\p{Ps}\p{Pe}]$/u;
+  function before(text, i) {  // the code point that ends at unit i
+    var c = text.charCodeAt(i - 1);
+    if (c >= 0xdc00 && c < 0xe000 && i >= 2) {
+      var h = text.charCodeAt(i - 2);
+      if (h >= 0xd800 && h < 0xdc00) return text.slice(i - 2, i);
+    }
+    return text.charAt(i - 1);
+  }
+  function selectorShown(text, at) {  // textsafe.selector_is_shown
+    if (at === 0) return false;
+    var b = before(text, at), sel = text.charAt(at);
+    if ("0123456789#*".indexOf(b) >= 0) return text.charAt(at + 1) === "\u20e3" && (sel === "\ufe0e" || sel === "\ufe0f");
+    if (b.charCodeAt(0) < 128 || HIDDEN_RE.test(b) || SELECTOR_RE.test(b)) return false;
+    return b === "\u2139" || TAKES_SELECTOR.test(b);
+  }
+  function hiddenMark(ch, text, at) {  // the mark of a character pages show as one, or null
+    if (HIDDEN_RE.test(ch)) { /* shown */ } else if (SELECTOR_RE.test(ch)) { if (selectorShown(text, at)) return null; } else return null;
+    var c = ch.codePointAt(0), hex = c.toString(16).toUpperCase();
+    if (c < 0xa0) return "\\x" + ("0" + c.toString(16)).slice(-2);
+    return "\u27ea" + "U+" + ("0000" + hex).slice(-Math.max(4, hex.length)) + "\u27eb";
+  }
+  function windowOf(text, first, width) {  // query.window
+    var start = first > 0 ? text.lastIndexOf("\n", first - 1) + 1 : 0, i;
+    if (first - start > Math.floor(width / 3)) {
+      var at = first - Math.floor(width / 3);
+      start = at;
+      for (i = at; i <= first; i++) if (SPACE.indexOf(text.charAt(i - 1)) >= 0) { start = i; break; }
+      var u = text.charCodeAt(start);
+      if (start === at && u >= 0xdc00 && u < 0xe000) start++;  // not inside a surrogate pair
+    }
+    var end = Math.min(text.length, start + width);
+    if (end < text.length && SPACE.indexOf(text.charAt(end)) < 0) {
+      var cut = -1;
+      for (i = end - 1; i >= start + Math.floor(width / 2); i--) if (SPACE.indexOf(text.charAt(i)) >= 0) { cut = i; break; }
+      if (cut > start) end = cut;
+    }
+    return [start, end];
+  }
+  function snippetPieces(text, q) {  // query.snippet: [kind, text] with kind "", "match", "hidden"
     var fm = foldMap(text), spans = [];
     q.words.forEach(function (w) {
       if (w.exclude) return;
-      var re = new RegExp(w.prefix ? escapeRe(w.runs[0][0]) : w.re.source, "gu"), m;
+      var re = new RegExp(w.prefix ? escapeRe(w.runs[0][0]) : w.re.source, "gu"), m, found = 0;
       while ((m = re.exec(fm.text))) {
         if (m[0].length === 0) { re.lastIndex++; continue; }
-        spans.push([fm.where[m.index], fm.where[m.index + m[0].length - 1] + 1]);
-        if (spans.length > 200) break;
+        var a = m.index, b = m.index + m[0].length - 1;
+        spans.push(fm.where ? [fm.where[a], fm.where[b] + 1] : [a, b + 1]);
+        if (++found >= SPAN_CAP) break;
       }
     });
-    spans.sort(function (a, b) { return a[0] - b[0]; });
-    var first = spans.length ? spans[0][0] : 0;
-    var start = Math.max(0, first - 70);
-    var nl = text.lastIndexOf("\n", first);
-    if (nl >= start) start = nl + 1;
-    var end = Math.min(text.length, start + 220);
-    var frag = document.createDocumentFragment(), at = start;
-    if (start > 0) frag.appendChild(document.createTextNode("… "));
-    spans.forEach(function (sp) {
-      var a = Math.max(sp[0], at), b = Math.min(sp[1], end);
-      if (b <= a) return;
-      frag.appendChild(document.createTextNode(text.slice(at, a)));
-      frag.appendChild(el("mark", null, text.slice(a, b)));
-      at = b;
+    spans.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+    var w = windowOf(text, spans.length ? spans[0][0] : 0, WIDTH), start = w[0], end = w[1];
+    var out = start > 0 ? [["", "\u2026 "]] : [];
+    pieces(text, start, end, spans.filter(function (sp) { return sp[0] < end && sp[1] > start; }), out);
+    if (end < text.length) out.push(["", " \u2026"]);
+    return out;
+  }
+  function pieces(text, start, end, inside, out) {  // text[start:end] with matches and marks
+    var k = 0;
+    for (var i = start; i < end;) {
+      var cp = text.codePointAt(i), ch = String.fromCodePoint(cp);
+      if (ch.length === 2 && i + 1 >= end) ch = text.charAt(i);  // a window cut in a pair
+      while (k < inside.length && inside[k][1] <= i) k++;
+      var shown = hiddenMark(ch, text, i), kind, part;
+      if (shown !== null) { kind = "hidden"; part = shown; }
+      else { kind = k < inside.length && inside[k][0] <= i ? "match" : ""; part = ch; }
+      var last = out[out.length - 1];
+      if (last && last[0] === kind && kind !== "hidden") last[1] += part; else out.push([kind, part]);
+      i += ch.length;
+    }
+    return out;
+  }
+  function nodes(list) {  // pieces as text nodes, <mark> and <span class="ctl">
+    var frag = document.createDocumentFragment();
+    list.forEach(function (p) {
+      if (p[0] === "match") frag.appendChild(el("mark", null, p[1]));
+      else if (p[0] === "hidden") {
+        var s = el("span", "ctl", p[1]);
+        s.title = p[1].charAt(0) === "\\" ? "U+00" + p[1].slice(2).toUpperCase() : p[1].slice(1, -1);
+        frag.appendChild(s);
+      } else frag.appendChild(document.createTextNode(p[1]));
     });
-    frag.appendChild(document.createTextNode(text.slice(at, end) + (end < text.length ? " …" : "")));
     return frag;
   }
+  function snippet(text, q) { return nodes(snippetPieces(text, q)); }
+  function shown(text) { return nodes(pieces(text, 0, text.length, [], [])); }  // titles, projects
   function when(ms) {
     if (!ms) return "";
     var d = new Date(ms);
@@ -360,20 +474,34 @@
     var s = data.meta.sessions[g[0].s];
     var sec = el("section", "result-group");
     var h2 = el("h2");
-    var a = el("a", null, s.t || "(untitled)");
+    var a = el("a");
+    a.appendChild(shown(s.t || "(untitled)"));
     a.href = s.h;
     h2.appendChild(a);
     sec.appendChild(h2);
-    sec.appendChild(el("p", "result-meta", [s.p || "", when(s.d), g.length + (g.length === 1 ? " match" : " matches")].filter(Boolean).join(" · ")));
+    var meta = el("p", "result-meta");
+    var count = g.rest.length ? "up to " + (g.length + g.rest.length) + " matches" : g.length + (g.length === 1 ? " match" : " matches");
+    meta.appendChild(shown([s.p || "", when(s.d), count].filter(Boolean).join(" · ")));
+    sec.appendChild(meta);
     var ol = el("ol", "hits");
     g.slice(0, SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
     sec.appendChild(ol);
-    if (g.length > SHOWN_PER_SESSION) {
-      var more = el("button", "more-hits", "Show all " + g.length + " matches in this session");
+    if (g.length > SHOWN_PER_SESSION || g.rest.length) {
+      var more = el("button", "more-hits", "Show all " + (g.rest.length ? "" : g.length + " ") + "matches in this session");
       more.type = "button";
       more.addEventListener("click", function () {
-        g.slice(SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
-        more.remove();
+        more.disabled = true;
+        var checked = g.rest.length ? g.check(g.rest) : Promise.resolve([]);
+        checked.then(function (later) {
+          var rest = g.slice(SHOWN_PER_SESSION).concat(later);
+          return withRows(s, rest).then(function () {
+            rest.forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
+            meta.textContent = "";
+            var n = g.length + later.length;
+            meta.appendChild(shown([s.p || "", when(s.d), n + (n === 1 ? " match" : " matches")].filter(Boolean).join(" · ")));
+            more.remove();
+          });
+        });
       });
       sec.appendChild(more);
     }
@@ -395,6 +523,7 @@
           shown++;
           state.shownGroups++;
           state.shownHits += g.length;
+          if (g.rest.length) state.inexact = true;
         });
         if (shown < PAGE && state.next < state.groups.length) return nextBatch();
       });
@@ -412,13 +541,25 @@
     var text;
     if (!total) text = "No matches.";
     else if (state.phrases && pending) text = "Showing " + state.shownGroups + " sessions; up to " + total + " match (phrases are checked as results are shown).";
-    else if (state.phrases) text = state.shownHits + (state.shownHits === 1 ? " match" : " matches") + " in " + state.shownGroups + (state.shownGroups === 1 ? " session." : " sessions.");
+    else if (state.phrases) text = (state.inexact ? "At least " : "") + state.shownHits + (state.shownHits === 1 ? " match" : " matches") + " in " + state.shownGroups + (state.shownGroups === 1 ? " session." : " sessions.");
     else text = hits + (hits === 1 ? " match" : " matches") + " in " + total + (total === 1 ? " session" : " sessions") + (pending ? "; showing the first " + state.shownGroups + "." : ".");
     if (!state.complete && total) text = "No entry has every word; entries with some of them. " + text;
     if (state.q.errors.length) text = state.q.errors.join("; ") + ". " + text;
     status.textContent = text;
   }
+  // the time a query took until its first page of results was drawn (bench/search.py reads
+  // it): data-search-ms and data-search-done (a count of finished queries) on <html>
+  var finished = 0;
+  function timed(started) {
+    var root = document.documentElement;
+    root.dataset.searchMs = (performance.now() - started).toFixed(2);
+    root.dataset.searchDone = String(++finished);
+  }
   function search(text) {
+    var started = performance.now();
+    return draw(text).then(function () { timed(started); });
+  }
+  function draw(text) {
     var token = ++current;
     out.textContent = "";
     var q = parse(text);
@@ -427,8 +568,8 @@
       return Promise.resolve();
     }
     status.textContent = "Searching…";
-    return ready().then(function () {
-      return Promise.all(shardsFor(q).map(load));
+    return ready().then(function () {  // the shards (their count is in meta) while entries load
+      return Promise.all([load("entries")].concat(shardsFor(q).map(load)));
     }).then(function () {
       if (token !== current) return;
       var res = run(q);
@@ -446,7 +587,7 @@
   }
   var readyPromise = null;
   function ready() {
-    if (!readyPromise) readyPromise = load("meta").then(function () { return load("entries"); });
+    if (!readyPromise) { readyPromise = load("meta"); load("entries").catch(function () { /* said by the query */ }); }
     return readyPromise;
   }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from piexport import load_session
 from piexport.cli import cli
 from piexport.search.index import CACHE, decode_postings, encode_postings, read_script
 from piexport.search.local import run_search
-from piexport.search.query import candidate, parse, search
+from piexport.search.query import candidate, parse, search, snippet, snippet_line
 from piexport.search.records import session_records
 from piexport.search.tokens import fold, terms
 from piexport.site.build import build_site
@@ -394,3 +395,119 @@ def test_cli_search_names_files_it_cannot_read(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["search", "coupon", str(root), "--limit", "1"])
     assert result.exit_code == 0
     assert str(bad) in result.stderr and "coupon" in result.stdout.lower()
+
+
+# ---- user blocks, snippets
+
+
+def test_a_user_messages_text_blocks_are_separate_words(tmp_path: Path) -> None:
+    blocks = [{"type": "text", "text": "ends with alpha"}, {"type": "text", "text": "beta begins"}]
+    session = load_session(_session(tmp_path, [msg("u1", None, "user", blocks, 1)]))
+    (record,) = session_records(session)
+    assert record.text == "ends with alpha\n\nbeta begins"
+    assert "alphabeta" not in terms(record.text)
+    for word in ["alpha", "beta"]:
+        groups, complete = run_search(parse(word + " "), root=tmp_path)
+        assert complete and [h.entry_id for g in groups for h in g] == ["u1"], word
+    groups, _ = run_search(parse("alphabeta "), root=tmp_path)
+    assert groups == []
+
+
+def _snip(text: str, query: str, width: int = 200) -> str:
+    return snippet_line(text, parse(query), width, lambda s: f"[{s}]")
+
+
+def test_snippets_start_at_the_line_of_the_first_match() -> None:
+    text = "an early line with other words\nthe coupon is here\nand a later line"
+    assert _snip(text, "coupon") == "… the [coupon] is here and a later line"
+    assert _snip("coupon first", "coupon") == "[coupon] first"  # nothing cut: no ellipsis
+
+
+def test_snippets_in_a_long_line_start_and_end_at_a_word() -> None:
+    words = " ".join(f"w{i:03d}" for i in range(300))
+    shown = _snip(words.replace("w150", "coupon"), "coupon", 100)
+    assert shown.startswith("… w") and shown.endswith(" …")
+    inner = shown[2:-2].split()
+    assert all(re.fullmatch(r"w\d{3}|\[coupon\]", w) for w in inner), shown
+    assert inner.index("[coupon]") > 0 and len(" ".join(inner)) <= 100
+    assert _snip("x" * 500 + " coupon", "coupon", 100) == "… [coupon]"
+    glued = _snip("x" * 500 + "coupon", "coupon", 100)  # no word to start at: cut inside
+    assert glued == "… " + "x" * 33 + "[coupon]"
+
+
+def test_snippets_mark_invisible_and_bidi_characters() -> None:
+    text = "pay the \u202ecoupon\u200b now, \u2066isolated\u2069 and \x1b[31m; ❤\ufe0f stays"
+    pieces = snippet(text, parse("coupon"))
+    assert ("hidden", "⟪U+202E⟫") in pieces and ("hidden", "⟪U+200B⟫") in pieces
+    assert ("match", "coupon") in pieces
+    line = _snip(text, "coupon")
+    assert line == (
+        "pay the ⟪U+202E⟫[coupon]⟪U+200B⟫ now, ⟪U+2066⟫isolated⟪U+2069⟫ and \\x1b[31m; ❤\ufe0f stays"
+    )
+    assert not set(line) & set("\u202e\u200b\u2066\u2069\x1b")
+
+
+def test_cli_search_output_marks_bidi_and_zero_width(tmp_path: Path) -> None:
+    _session(tmp_path, [msg("u1", None, "user", "the \u202eevil\u200b coupon code", 1)])
+    text = CliRunner().invoke(cli, ["search", "coupon", str(tmp_path)])
+    assert text.exit_code == 0, text.output
+    assert "⟪U+202E⟫evil⟪U+200B⟫ coupon code" in text.output
+    assert "\u202e" not in text.output and "\u200b" not in text.output
+    js = CliRunner().invoke(cli, ["search", "coupon", str(tmp_path), "--format", "json"])
+    (match,) = orjson.loads(js.output)["matches"]
+    assert match["snippet"] == "the ⟪U+202E⟫evil⟪U+200B⟫ coupon code"
+
+
+def test_long_sessions_texts_are_split_into_parts_and_read_back_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import piexport.search.index as index
+
+    monkeypatch.setattr(index, "DOC_CHARS", 300)
+    root = tmp_path / "sessions"
+    shutil.copytree(SAMPLES, root)
+    out = tmp_path / "site"
+    _build(root, out)
+    _, (m,) = read_script(out / "search" / "meta.js")
+    names = {f"{s['k']}-{i}.js" for s in m["sessions"] for i in range(len(s["c"]))}
+    assert max(len(s["c"]) for s in m["sessions"]) > 3
+    assert {p.name for p in (out / "search" / "d").glob("*.js")} == names
+    for query in ["coupon", '"negative total"', "tool:bash pytest"]:
+        a, _ = run_search(parse(query), root=root)
+        b, _ = run_search(parse(query), site=out)
+        assert [(h.entry_id, h.text) for g in a for h in g] == [
+            (h.entry_id, h.text) for g in b for h in g
+        ]
+    monkeypatch.setattr(index, "DOC_CHARS", 10**9)  # fewer parts: the extra files go
+    for page in out.rglob("*.html"):
+        page.unlink()  # every page renders again
+    _build(root, out)
+    assert len(list((out / "search" / "d").glob("*.js"))) == len(m["sessions"])
+
+
+def test_snippets_of_the_hostile_corpus_show_no_hidden_character(tmp_path: Path) -> None:
+    """Every record of every hostile file, searched for its first and last word: a snippet,
+    and nothing in it a reader cannot see (an emoji's own variation selector aside)."""
+    from piexport.errors import PiexportError
+    from piexport.page.textsafe import HIDDEN, SELECTORS
+
+    from .hostile_corpus import cases
+
+    seen = 0
+    for case in cases():
+        if case.unusable:
+            continue
+        path = tmp_path / f"{case.name}.jsonl"
+        path.write_bytes(case.data)
+        try:
+            session = load_session(path)
+        except PiexportError:  # a file the loader refuses (named) has nothing to search
+            continue
+        for record in session_records(session):
+            words = terms(record.text)
+            for word in {words[0], words[-1]} if words else set():
+                line = snippet_line(record.text, parse(word), 200, lambda s: s)
+                left = {c for c in line if c in HIDDEN and c not in SELECTORS and c != "\r"}
+                assert not left, (case.name, record.entry_id, line)
+                seen += 1
+    assert seen > 50

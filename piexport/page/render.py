@@ -8,7 +8,7 @@ this module hashes.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
@@ -42,7 +42,7 @@ from .highlight import (
 from .markdown import render_markdown
 from .outline import tool_call_summary
 from .parallel import PageBudgets, default_workers, render_groups
-from .textsafe import plain_controls, reveal_controls
+from .textsafe import HIDDEN, SELECTORS, plain_controls, reveal_controls
 from .view import (
     SessionView,
     build_view,
@@ -679,8 +679,27 @@ def render_search_page(fields: Sequence[str]) -> str:
     return "".join(
         make_env()
         .get_template("search.html.j2")
-        .generate(csp=csp, css=Markup(css), js=Markup(js), fields=list(fields))
+        .generate(
+            csp=csp,
+            css=Markup(css),
+            js=Markup(js),
+            fields=list(fields),
+            hidden=_code_ranges(HIDDEN - SELECTORS - {"\r"}),
+            selectors=_code_ranges(SELECTORS),
+        )
     )
+
+
+def _code_ranges(chars: Iterable[str]) -> str:
+    """``202a-202e 2066-2069 …``: the characters search.js marks in snippets, from textsafe's
+    tables (one source for pages, the CLI and the search page)."""
+    runs: list[list[int]] = []
+    for c in sorted(map(ord, chars)):
+        if runs and c == runs[-1][1] + 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return " ".join(f"{a:x}" if a == b else f"{a:x}-{b:x}" for a, b in runs)
 
 
 def _root_charts(projects: Sequence[JSON]) -> list[Any]:

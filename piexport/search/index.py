@@ -11,8 +11,9 @@ a query needs:
   all records of a session together; what filters need without any text.
 - ``search/t/<n>.js``: term → record numbers (ascending, delta-coded in base 36). A term's
   shard depends on its first two characters, so a prefix needs one shard.
-- ``search/d/<key>.js``: one session's records (entry id, DOM id, line, text), deflated
-  and base64-coded: loaded only for the sessions on screen, for snippets and phrases.
+- ``search/d/<key>-<n>.js``: one session's records (entry id, DOM id, line, text), in
+  parts of about ``DOC_CHARS`` characters, deflated and base64-coded: loaded only for the
+  hits on screen (snippets) and the hits whose text a query must check (phrases).
 
 Each session's part is written by the worker that renders its page (text from the session
 as shown: selected and redacted, checked by the output gate), with its terms in
@@ -38,10 +39,14 @@ from ..read.model import JSON, Session
 from .records import ROLES, session_records
 from .tokens import term_shard, terms
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 CACHE = ".piexport-search"
 SHARD_BYTES = 96_000
 """Aim for term shards about this big (postings text), so a query loads little."""
+DOC_CHARS = 160_000
+"""A session's texts go into files of about this many characters: a long session's first
+page of results needs the parts holding its shown hits, not the whole session (a part
+holds at least one record, however long)."""
 
 
 def session_key(page: str) -> str:
@@ -100,15 +105,29 @@ def write_session_index(
         ]
         for r in records
     ]
-    docs_json = orjson.dumps(docs)
-    rows_json = orjson.dumps({"v": INDEX_VERSION, "page": page, "rows": rows})
+    starts = doc_parts(docs)
+    parts = [docs[a:b] for a, b in zip(starts, [*starts[1:], len(docs)], strict=True)]
+    rows_json = orjson.dumps({"v": INDEX_VERSION, "page": page, "rows": rows, "parts": starts})
+    doc_path = [out / "search" / "d" / f"{key}-{n}.js" for n in range(len(parts))]
     if gate is not None:  # what the files say, one value per line, not their JSON
-        said = [str(v) for doc in docs for v in doc]
-        gate("\n".join(said), out / "search" / "d" / f"{key}.js")
+        for part, path in zip(parts, doc_path, strict=True):
+            gate("\n".join(str(v) for doc in part for v in doc), path)
         gate("\n".join([page, *(str(v) for row in rows for v in row)]), out / CACHE / f"{key}.json")
-    packed = base64.b64encode(zlib.compress(docs_json, 6)).decode("ascii")
-    write_atomic(out / "search" / "d" / f"{key}.js", script("docs", key, packed))
+    for n, (part, path) in enumerate(zip(parts, doc_path, strict=True)):
+        packed = base64.b64encode(zlib.compress(orjson.dumps(part), 6)).decode("ascii")
+        write_atomic(path, script("docs", f"{key}-{n}", packed))
     write_atomic(out / CACHE / f"{key}.json", rows_json.decode())
+
+
+def doc_parts(docs: Sequence[Sequence[Any]]) -> list[int]:
+    """Where each part of a session's texts starts (record offsets; the first is 0)."""
+    starts, size = [0], 0
+    for i, doc in enumerate(docs):
+        if size >= DOC_CHARS:
+            starts.append(i)
+            size = 0
+        size += len(doc[3]) + 40
+    return starts
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +189,7 @@ def build_index(
     names: dict[str, dict[str, int]] = {"tool": {"": 0}, "model": {"": 0}, "label": {"": 0}}
     meta_sessions: list[JSON] = []
     keys: set[str] = set()
+    doc_files: set[str] = set()
     n = 0
     last_minute = 0
     for s in sessions:
@@ -181,8 +201,18 @@ def build_index(
         if not isinstance(part, dict) or part.get("v") != INDEX_VERSION:
             continue
         keys.add(key)
+        parts = part.get("parts") or [0]
+        doc_files.update(f"{key}-{i}" for i in range(len(parts)))
         meta_sessions.append(
-            {"h": s.page, "t": s.title, "p": s.project, "d": s.started, "k": key, "n": n}
+            {
+                "h": s.page,
+                "t": s.title,
+                "p": s.project,
+                "d": s.started,
+                "k": key,
+                "n": n,
+                "c": parts,
+            }
         )
         for role, tool, model, label, when, error, words in part["rows"]:
             kinds.append(role * 2 + error)
@@ -208,9 +238,9 @@ def build_index(
     for stale in (search / "t").glob("*.js"):
         if not stale.stem.isdigit() or int(stale.stem) >= shards:
             stale.unlink()
-    for folder, suffix in ((search / "d", ".js"), (out / CACHE, ".json")):
+    for folder, suffix, wanted in ((search / "d", ".js", doc_files), (out / CACHE, ".json", keys)):
         for stale in folder.glob(f"*{suffix}") if folder.is_dir() else ():
-            if stale.name.removesuffix(suffix) not in keys:
+            if stale.name.removesuffix(suffix) not in wanted:
                 stale.unlink()
     write(
         search / "entries.js",

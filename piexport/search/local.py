@@ -81,8 +81,10 @@ def _site(site: Path) -> Iterator[tuple[str, str, list[JSON]]]:
     minute = 0
     for i, s in enumerate(meta["sessions"]):
         end = meta["sessions"][i + 1]["n"] if i + 1 < len(meta["sessions"]) else meta["records"]
-        _, (_, packed) = read_script(site / "search" / "d" / f"{s['k']}.js")
-        docs = unpack_docs(packed)
+        docs = []
+        for part in range(len(s.get("c") or [0])):
+            _, (_, packed) = read_script(site / "search" / "d" / f"{s['k']}-{part}.js")
+            docs += unpack_docs(packed)
         rows = []
         for r in range(s["n"], end):
             minute += entries["w"][r]

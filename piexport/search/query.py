@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from ..page.textsafe import HIDDEN, SELECTORS, plain_controls, selector_is_shown
 from .tokens import fold, fold_map, folded_terms, run_terms, runs
 
 FILTERS = ("project", "model", "role", "tool", "label", "after", "before", "is")
@@ -220,32 +221,78 @@ def group(hits: Iterable[Hit]) -> list[list[Hit]]:
     return out
 
 
-def snippet(text: str, q: Query, width: int = 200) -> tuple[str, list[tuple[int, int]]]:
-    """A window of ``text`` around the first match, and the matched spans inside it."""
+SPACE = " \t\n\r\f\v"
+"""Where a snippet may start or end: ASCII white space (search.js uses the same)."""
+SPAN_CAP = 201
+"""Matches of one word looked at per text: a window of 200 characters holds no more."""
+
+
+def _spans(text: str, q: Query) -> list[tuple[int, int]]:
     folded, where = fold_map(text)
     spans: list[tuple[int, int]] = []
     for w in q.positive:
         pat = re.compile(re.escape(w.runs[0][0])) if w.prefix else phrase_pattern(w)
+        found = 0
         for m in pat.finditer(folded):
             if m.end() > m.start():
                 spans.append((where[m.start()], where[m.end() - 1] + 1))
+                found += 1
+                if found >= SPAN_CAP:
+                    break
     spans.sort()
-    first = spans[0][0] if spans else 0
-    start = max(0, first - width // 3)
-    nl = text.rfind("\n", start, first)
-    if nl != -1:
-        start = nl + 1
+    return spans
+
+
+def window(text: str, first: int, width: int) -> tuple[int, int]:
+    """Where a snippet of about ``width`` characters around ``first`` starts and ends.
+
+    It starts at the start of the line holding ``first``, or, when that line starts more
+    than a third of the width before it, at the first word that starts after that point
+    (mid-word only when there is none); it ends before the last space in its second half
+    (mid-word only when there is none)."""
+    start = text.rfind("\n", 0, first) + 1
+    if first - start > width // 3:
+        at = first - width // 3
+        start = next((i for i in range(at, first + 1) if text[i - 1] in SPACE), at)
     end = min(len(text), start + width)
-    inside = [
-        (max(a, start) - start, min(b, end) - start) for a, b in spans if a < end and b > start
-    ]
-    merged: list[tuple[int, int]] = []
-    for a, b in inside:
-        if merged and a <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+    if end < len(text) and text[end] not in SPACE:
+        cut = max(text.rfind(c, start + width // 2, end) for c in SPACE)
+        if cut > start:
+            end = cut
+    return start, end
+
+
+def _hidden(text: str, i: int) -> bool:
+    """Whether ``text[i]`` is shown as a mark (as pages show it: textsafe's rules)."""
+    ch = text[i]
+    if ch not in HIDDEN or ch == "\r":
+        return False
+    return ch not in SELECTORS or not selector_is_shown(text, i)
+
+
+def snippet(text: str, q: Query, width: int = 200) -> list[tuple[str, str]]:
+    """A window of ``text`` around the first match as (kind, text) pieces: ``""`` plain,
+    ``"match"`` a matched word, ``"hidden"`` the mark of an invisible, bidi or control
+    character (``⟪U+202E⟫``, ``\\x1b``); "… " before and " …" after where text was cut."""
+    spans = _spans(text, q)
+    start, end = window(text, spans[0][0] if spans else 0, width)
+    out: list[tuple[str, str]] = [("", "… ")] if start > 0 else []
+    inside = iter([(a, b) for a, b in spans if a < end and b > start])
+    span = next(inside, None)
+    for i in range(start, end):
+        while span is not None and span[1] <= i:
+            span = next(inside, None)
+        if _hidden(text, i):
+            kind, ch = "hidden", plain_controls(text[i])
         else:
-            merged.append((a, b))
-    return text[start:end], merged
+            kind, ch = ("match" if span is not None and span[0] <= i else ""), text[i]
+        if out and out[-1][0] == kind and kind != "hidden":
+            out[-1] = (kind, out[-1][1] + ch)
+        else:
+            out.append((kind, ch))
+    if end < len(text):
+        out.append(("", " …"))
+    return out
 
 
 def snippet_line(
@@ -255,14 +302,26 @@ def snippet_line(
     mark: Callable[[str], str],
     plain: Callable[[str], str] = lambda s: s,
 ) -> str:
-    """The snippet on one line: each match through ``mark``, the rest through ``plain``."""
-    part, spans = snippet(" ".join(text.split()), q, width)
-    out, at = [], 0
-    for a, b in spans:
-        out += [plain(part[at:a]), mark(part[a:b])]
-        at = b
-    out.append(plain(part[at:]))
-    return "".join(out)
+    """The snippet on one line (white space collapsed): each match through ``mark``, the
+    rest, marks of hidden characters included, through ``plain``."""
+    out: list[str] = []
+    space = True  # at the start: drop leading space
+    for kind, part in snippet(text, q, width):
+        if kind == "hidden":
+            out.append(plain(part))
+            space = False
+            continue
+        flat = " ".join(part.split())
+        if part[:1].isspace() and not space and flat:
+            flat = " " + flat
+        trailing = part[-1:].isspace()
+        if flat:
+            out.append(mark(flat) if kind == "match" else plain(flat))
+            space = False
+        if trailing and not space:
+            out.append(plain(" "))
+            space = True
+    return "".join(out).rstrip(" ")
 
 
 def candidate(

@@ -90,7 +90,7 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
         role = msg.get("role")
         content = msg.get("content")
         if role == "user":
-            yield "user", "", content_text(content), False
+            yield "user", "", content_text(content, "\n\n"), False
         elif role == "assistant":
             failed = msg.get("stopReason") in ("error", "aborted")
             texts, thinking, calls = [], [], []

@@ -12,6 +12,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+import piexport.search.index as index
 from piexport.search.local import run_search
 from piexport.search.query import parse
 from piexport.site.build import build_site
@@ -21,6 +22,7 @@ from .test_security import PAYLOADS, hostile_session, probe, strip_csp, write_se
 
 pytestmark = pytest.mark.browser
 SAMPLES = REPO / "sample_sessions"
+BIDI = "line \u202eone\nthe \u202esmuggled\u200b word, \u2066isolated\u2069 and ❤\ufe0f kept"
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +34,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (cjk / "2025-06-01T00-00-00-000Z_cjk.jsonl").write_bytes(
         to_lines([HEADER, msg("c1", None, "user", "请修复优惠券的四舍五入问题。日本語のテスト", 1)])
     )
+    (cjk / "2025-06-02T00-00-00-000Z_bidi.jsonl").write_bytes(
+        to_lines([HEADER, msg("b1", None, "user", BIDI, 1)])
+    )
     out = tmp_path_factory.mktemp("search-site")
-    build_site(root, out, jobs=1)
+    with pytest.MonkeyPatch.context() as patch:  # many small parts: the page loads only some
+        patch.setattr(index, "DOC_CHARS", 2000)
+        build_site(root, out, jobs=1)
     return out
 
 
@@ -146,3 +153,62 @@ def test_hostile_text_in_results_is_only_text(
     assert set(tags) <= {"DIV", "SECTION", "H2", "A", "P", "OL", "LI", "SPAN", "MARK", "BUTTON"}
     if query == "script":
         assert "<script>alert(1)</script>" in shown
+
+
+@pytest.mark.parametrize(
+    "query", ["coupon", "negative total", '"negative total"', "tool:bash pytest"]
+)
+def test_snippets_are_the_clis(browser: Browser, site: Path, query: str) -> None:
+    """The same window (line or word start, ellipses) and the same marks as the CLI's."""
+    groups, _ = run_search(parse(query), site=site)
+    want = [[" ".join(h.as_json(parse(query))["snippet"].split()) for h in g[:5]] for g in groups]
+    page = browser.new_page()
+    open_search(page, site, query)
+    expect(page.locator(".result-group")).to_have_count(min(20, len(want)))
+    got = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.result-group')).map(g =>
+            Array.from(g.querySelectorAll('.hit-snippet')).map(s => s.textContent))"""
+    )
+    page.close()
+    assert [[" ".join(t.split()) for t in g] for g in got] == want[:20]
+
+
+def test_invisible_and_bidi_characters_show_as_marks(browser: Browser, site: Path) -> None:
+    page = browser.new_page()
+    open_search(page, site, "smuggled")
+    snip = page.locator(".hit-snippet").first
+    expect(snip.locator("mark")).to_have_text("smuggled")
+    expect(snip.locator(".ctl")).to_have_text(["⟪U+202E⟫", "⟪U+200B⟫", "⟪U+2066⟫", "⟪U+2069⟫"])
+    expect(snip.locator(".ctl").first).to_have_attribute("title", "U+202E")
+    title = page.locator(".result-group h2 a").first  # the session's title too
+    expect(title.locator(".ctl")).to_have_text("⟪U+202E⟫")
+    expect(title).to_have_text("line ⟪U+202E⟫one")
+    text = snip.text_content() or ""
+    page.close()
+    assert not set(text) & {"\u202e", "\u200b", "\u2066", "\u2069"}
+    assert text.startswith("… the ") and "❤\ufe0f kept" in text  # an emoji's selector stays
+    (match,) = [h for g in run_search(parse("smuggled"), site=site)[0] for h in g]
+    assert match.as_json(parse("smuggled"))["snippet"] == " ".join(text.split())
+
+
+@pytest.mark.parametrize("query", ["coupon", '"the cart"'])
+def test_show_all_loads_the_texts_of_the_other_hits(
+    browser: Browser, site: Path, query: str
+) -> None:
+    """A phrase's hits are checked in order until five hold; "show all" checks the rest."""
+    groups, _ = run_search(parse(query), site=site)
+    big = next(i for i, g in enumerate(groups[:20]) if len(g) > 5)
+    page = browser.new_page()
+    open_search(page, site, query)
+    section = page.locator(".result-group").nth(big)
+    expect(section.locator(".hit")).to_have_count(5)
+    section.locator("button.more-hits").click()
+    expect(section.locator(".hit")).to_have_count(len(groups[big]))
+    hrefs = [a.get_attribute("href") or "" for a in section.locator(".hit-link").all()]
+    snippets = [
+        " ".join((s or "").split()) for s in section.locator(".hit-snippet").all_text_contents()
+    ]
+    page.close()
+    assert [h.split("#")[1] for h in hrefs] == [h.dom for h in groups[big]]
+    q = parse(query)
+    assert snippets == [" ".join(h.as_json(q)["snippet"].split()) for h in groups[big]]
