@@ -1,13 +1,17 @@
 """piexport benchmark: prints figures, asserts nothing (targets live in the notes, not in tests).
 
-    .venv/bin/python bench/run.py [--sizes 2000 20000 100000] [--pi PATH] [--no-browser]
-                                  [--no-archive] [--redact] [--hostile]
+    .venv/bin/python bench/run.py [--sizes 2000 20000 100000] [--real 3] [--pi PATH]
+                                  [--no-browser] [--no-archive] [--no-startup] [--redact]
+                                  [--hostile]
 
 Per session size: export wall time, CPU time, MB/s, peak memory (PSS of the exporting
 process and the workers it forks, sampled; for pi, the max RSS of its one process), page
 size, and the time Debian's Chromium needs until the page is usable (load event plus two
 animation frames) with its DOM node count. Then a 500-session archive: first site build and a
-no-change rebuild. With --pi (the folder of an installed @mariozechner/pi-coding-agent), pi's
+no-change rebuild. ``--real N`` adds N real-shaped sessions of 3-4 MB (many small turns, long
+reads of source files read again, long bash logs: make_sessions.make_real_session). The start-up
+figure is the best of 10 wall times of ``piexport --version`` and of ``piexport info`` on a
+small session. With --pi (the folder of an installed @mariozechner/pi-coding-agent), pi's
 own `--export` runs on the same files, so ratios come from one run. Inputs are generated
 deterministically into bench/.cache (reused between runs). To measure another version of
 piexport with the same script, put its checkout first: PYTHONPATH=/path/to/checkout.
@@ -32,7 +36,13 @@ HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
 sys.path.insert(0, str(HERE))
 
-from make_sessions import GENERATOR, make_archive, make_session  # noqa: E402
+from make_sessions import (  # noqa: E402
+    GENERATOR,
+    REAL_GENERATOR,
+    make_archive,
+    make_real_session,
+    make_session,
+)
 
 EXPORT = """
 import json, sys, time
@@ -59,6 +69,14 @@ def session_file(entries: int) -> Path:
     if not path.exists():
         CACHE.mkdir(exist_ok=True)
         path.write_bytes(make_session(entries, seed=entries))
+    return path
+
+
+def real_file(seed: int) -> Path:
+    path = CACHE / f"real-{seed}-r{REAL_GENERATOR}.jsonl"
+    if not path.exists():
+        CACHE.mkdir(exist_ok=True)
+        path.write_bytes(make_real_session(seed))
     return path
 
 
@@ -111,7 +129,7 @@ def pi_export(pi: Path, src: Path, out: Path) -> dict[str, float]:
         [
             "/usr/bin/time",
             "-f",
-            "%M",
+            "%M %U %S",
             "node",
             str(pi / "dist" / "cli.js"),
             "--export",
@@ -122,10 +140,11 @@ def pi_export(pi: Path, src: Path, out: Path) -> dict[str, float]:
         text=True,
     )
     seconds = time.perf_counter() - start
-    rss = (
-        float(done.stderr.strip().splitlines()[-1]) / 1024 if done.returncode == 0 else float("nan")
-    )
-    return {"seconds": seconds, "cpu": float("nan"), "rss_mb": rss}
+    rss = cpu = float("nan")
+    if done.returncode == 0:
+        kb, user, system = done.stderr.strip().splitlines()[-1].split()
+        rss, cpu = float(kb) / 1024, float(user) + float(system)
+    return {"seconds": seconds, "cpu": cpu, "rss_mb": rss}
 
 
 def open_in_chromium(page: Path) -> dict[str, float]:
@@ -207,6 +226,15 @@ def hostile(out_dir: Path) -> None:
     )
 
 
+def startup() -> None:
+    """Best of 10 wall times (interpreter included) of ``--version`` and of ``info`` on a
+    small session: what every command pays before it does anything."""
+    sample = next((HERE.parent / "sample_sessions").rglob("*.jsonl"))
+    for label, args in (("--version", ["--version"]), ("info", ["info", str(sample)])):
+        best = min(timed([sys.executable, "-m", "piexport", *args]) for _ in range(10))
+        print(f"start-up: piexport {label} {best:.3f} s (best of 10)")
+
+
 BIG = 50_000
 """Files at least this big get a seconds-per-MB figure."""
 
@@ -214,6 +242,10 @@ BIG = 50_000
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[2000, 20000, 100000])
+    parser.add_argument(
+        "--real", type=int, default=3, help="real-shaped 3-4 MB sessions to export (0: none)"
+    )
+    parser.add_argument("--no-startup", action="store_true")
     parser.add_argument("--pi", type=Path, help="folder of @mariozechner/pi-coding-agent")
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--no-archive", action="store_true")
@@ -228,12 +260,15 @@ def main() -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     if args.hostile:
         hostile(out_dir)
+    if not args.no_startup:
+        startup()
 
     print(
         f"{'case':<22}{'input MB':>9}{'export s':>9}{'cpu s':>7}{'MB/s':>7}{'peak MB':>9}{'page MB':>9}{'open s':>8}{'DOM nodes':>11}{'reachable':>11}"
     )
-    for size in args.sizes:
-        src = session_file(size)
+    inputs = [(str(size), session_file(size)) for size in args.sizes]
+    inputs += [(f"real-{seed}", real_file(seed)) for seed in range(1, args.real + 1)]
+    for size, src in inputs:
         mb = src.stat().st_size / 1e6
         entries = sum(1 for _ in src.open("rb")) - 1  # the header is line 1
         tools = [("piexport", lambda s, o: export(s, o))]
@@ -241,6 +276,7 @@ def main() -> None:
             tools.append(("piexport --redact", lambda s, o: export(s, o, "--redact")))
         if args.pi:
             tools.append(("pi --export", lambda s, o: pi_export(args.pi, s, o)))
+        figures: dict[str, dict[str, float]] = {}
         for name, run in tools:
             page = out_dir / f"{name.replace(' --', '-').split()[0]}-{size}.html"
             r = run(src, page)
@@ -253,6 +289,15 @@ def main() -> None:
                 f"{r['rss_mb']:>9.0f}{page_mb:>9.1f}{opened['open_s']:>8.2f}{opened['dom_nodes']:>11}"
                 f"{reach(name, opened['reachable'], entries):>11}"
             )
+            figures[name] = {**r, "open_s": opened["open_s"]}
+        if "pi --export" in figures:
+            ours, pi = figures["piexport"], figures["pi --export"]
+            print(
+                f"{'  piexport / pi':<22}{'':>9}{ours['seconds'] / pi['seconds']:>9.2f}"
+                f"{ours['cpu'] / pi['cpu']:>7.2f}{'':>7}{ours['rss_mb'] / pi['rss_mb']:>9.2f}{'':>9}"
+                f"{ours['open_s'] / pi['open_s']:>8.2f}  (ratios; usable = export + open: "
+                f"{(ours['seconds'] + ours['open_s']) / (pi['seconds'] + pi['open_s']):.2f})"
+            )
 
     if not args.no_archive:
         root = CACHE / f"archive-g{GENERATOR}"
@@ -263,10 +308,10 @@ def main() -> None:
         cli = [sys.executable, "-m", "piexport", "site", str(root), "-o", str(site), "-q"]
         first = timed(cli)
         again = timed(cli)
-        startup = timed([sys.executable, "-c", "import piexport.cli"])
+        bare = timed([sys.executable, "-c", "import piexport.cli"])
         print(
             f"archive 500 sessions / 20 projects: first build {first:.2f} s, no-change rebuild "
-            f"{again:.2f} s (interpreter + import alone {startup:.2f} s)"
+            f"{again:.2f} s (interpreter + import alone {bare:.2f} s)"
         )
 
 
