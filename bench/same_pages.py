@@ -36,9 +36,10 @@ build_site(Path(sys.argv[2]), out / "site", jobs=2)
 """
 
 
-def render(checkout: Path, out: Path, inputs: list[Path]) -> None:
+def render(checkout: Path, out: Path, inputs: list[Path], cache: Path | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(checkout)}
+    env["PIEXPORT_CACHE_DIR"] = str(cache) if cache is not None else "off"
     samples = HERE.parent / "sample_sessions"
     cmd = [sys.executable, "-c", RENDER, str(out), str(samples), *map(str, inputs)]
     done = subprocess.run(cmd, env=env, cwd=CACHE, capture_output=True, text=True)
@@ -69,18 +70,23 @@ def main() -> None:
     base_out = CACHE / "same" / f"base-{key}"
     if not (base_out / "site").exists():
         render(args.base.resolve(), base_out, inputs)
-    new_out = CACHE / "same" / "new"
-    if new_out.exists():
+    # this version twice: with its colour cache empty, then with what the first run left
+    cache = CACHE / "same" / "colour-cache"
+    subprocess.run(["rm", "-rf", str(cache)], check=True)
+    failed = False
+    for run in ("cold", "warm"):
+        new_out = CACHE / "same" / f"new-{run}"
         subprocess.run(["rm", "-rf", str(new_out)], check=True)
-    render(HERE.parent, new_out, inputs)
-    old, new = files(base_out), files(new_out)
-    differ = sorted(old ^ new) + sorted(
-        p for p in old & new if not filecmp.cmp(base_out / p, new_out / p, shallow=False)
-    )
-    for p in differ:
-        print(f"differs: {p}")
-    print(f"{len(old | new)} files compared, {len(differ)} differ")
-    sys.exit(1 if differ else 0)
+        render(HERE.parent, new_out, inputs, cache)
+        old, new = files(base_out), files(new_out)
+        differ = sorted(old ^ new) + sorted(
+            p for p in old & new if not filecmp.cmp(base_out / p, new_out / p, shallow=False)
+        )
+        for p in differ:
+            print(f"differs ({run} colour cache): {p}")
+        print(f"{run} colour cache: {len(old | new)} files compared, {len(differ)} differ")
+        failed = failed or bool(differ)
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from ..deadline import bounded, can_stop
+from . import colourcache
 from .textsafe import reveal_controls
 
 MAX_HIGHLIGHT = 200_000
@@ -109,12 +110,18 @@ def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | Non
         if budget is not None:
             budget.spend(charge, 0.0)
         return hit
-    start = time.perf_counter()
-    coloured = _colour(code, lexer, block_seconds(len(code)))
-    if budget is not None:
-        budget.spend(charge, time.perf_counter() - start)
-    if coloured is None:  # ran out of time: plain, and not cached (another page may differ)
-        return reveal_controls(str(escape(code)))
+    coloured = colourcache.load(code, lexer.name)  # by an earlier run or another process
+    if coloured is not None:
+        if budget is not None:
+            budget.spend(charge, 0.0)
+    else:
+        start = time.perf_counter()
+        coloured = _colour(code, lexer, block_seconds(len(code)))
+        if budget is not None:
+            budget.spend(charge, time.perf_counter() - start)
+        if coloured is None:  # ran out of time: plain, and not cached (another page may differ)
+            return reveal_controls(str(escape(code)))
+        colourcache.store(code, lexer.name, coloured)
     out = reveal_controls(coloured)
     if len(_cache) < 4096:
         _cache[key] = out

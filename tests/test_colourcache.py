@@ -1,0 +1,115 @@
+"""The on-disk cache of coloured blocks: same pages, hit or miss; never trusts its files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from piexport.page import colourcache, highlight
+from piexport.page.highlight import HighlightBudget, highlight_code, lexer_for_path
+
+CODE = "\n".join(
+    f"def f_{i}(x):\n    '''<b>&amp;</b>'''\n    return x * {i}  # \"q\" & <tag>" for i in range(80)
+)
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PIEXPORT_CACHE_DIR", str(tmp_path))
+    colourcache.reset()
+    monkeypatch.setattr(highlight, "_cache", {})  # the in-process cache would hide the disk
+    yield tmp_path / "colour"
+    colourcache.reset()
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.html")) if root.exists() else []
+
+
+def test_a_hit_gives_the_same_html_and_charges_the_budget(cache: Path) -> None:
+    lexer = lexer_for_path("a.py")
+    cold_budget = HighlightBudget(10_000)
+    cold = highlight_code(CODE, lexer, cold_budget)
+    assert "<span" in cold and len(_files(cache)) == 1
+    highlight._cache.clear()
+    calls = []
+    real = highlight._colour
+    highlight._colour = lambda *a: calls.append(a) or real(*a)  # type: ignore[assignment]
+    try:
+        warm_budget = HighlightBudget(10_000)
+        warm = highlight_code(CODE, lexer, warm_budget)
+    finally:
+        highlight._colour = real  # type: ignore[assignment]
+    assert warm == cold
+    assert calls == []  # read back, not coloured again
+    assert warm_budget.chars == cold_budget.chars == 10_000 - len(CODE)
+
+
+def test_small_blocks_are_not_stored(cache: Path) -> None:
+    highlight_code("x = 1\n", lexer_for_path("a.py"), HighlightBudget())
+    assert _files(cache) == []
+
+
+@pytest.mark.parametrize(
+    "poison",
+    [
+        '<img src=x onerror="alert(1)">',
+        "<script>alert(1)</script>",
+        '<span class="k" onclick="alert(1)">x</span>',
+        "&#60;script&#62;",
+        "",
+        "\udcff not utf-8",
+    ],
+)
+def test_a_hostile_or_corrupt_file_is_never_used(cache: Path, poison: str) -> None:
+    lexer = lexer_for_path("a.py")
+    good = highlight_code(CODE, lexer, HighlightBudget())
+    (path,) = _files(cache)
+    path.write_bytes(poison.encode("utf-8", "surrogateescape") + good.encode()[:50])
+    highlight._cache.clear()
+    again = highlight_code(CODE, lexer, HighlightBudget())
+    assert again == good
+    assert "alert" not in again and "<img" not in again and "<script" not in again
+    assert path.read_text() == good  # coloured again and replaced
+
+
+def test_text_that_differs_from_the_code_is_refused() -> None:
+    assert colourcache.is_colouring_of('<span class="k">def</span> f', "def f")
+    assert not colourcache.is_colouring_of('<span class="k">def</span> g', "def f")
+    assert not colourcache.is_colouring_of('<span class="k">def f', "def f")
+    assert not colourcache.is_colouring_of('</span>def f<span class="k">', "def f")
+    assert not colourcache.is_colouring_of("&#60;", "<")
+    assert colourcache.is_colouring_of("&lt;&amp;lt;&quot;&#39;", "<&lt;\"'")
+
+
+def test_off_and_unwritable_folders_colour_as_usual(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(highlight, "_cache", {})
+    lexer = lexer_for_path("a.py")
+    monkeypatch.setenv("PIEXPORT_CACHE_DIR", "off")
+    colourcache.reset()
+    plain_run = highlight_code(CODE, lexer, HighlightBudget())
+    highlight._cache.clear()
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("PIEXPORT_CACHE_DIR", str(blocked))
+    colourcache.reset()
+    assert highlight_code(CODE, lexer, HighlightBudget()) == plain_run
+    colourcache.reset()
+
+
+def test_the_folder_is_pruned_oldest_first(tmp_path: Path) -> None:
+    import os
+
+    for i in range(10):
+        p = tmp_path / "ab" / f"{i}.html"
+        p.parent.mkdir(exist_ok=True)
+        p.write_text("x" * 100)
+        os.utime(p, (1000 + i, 1000 + i))
+    assert colourcache.prune(tmp_path, max_bytes=2000) == 0
+    assert colourcache.prune(tmp_path, max_bytes=800) == 4  # down to 600 bytes
+    assert sorted(p.name for p in (tmp_path / "ab").iterdir()) == [
+        f"{i}.html" for i in range(4, 10)
+    ]
