@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _files(root: Path) -> list[Path]:
-    return sorted(root.rglob("*.html")) if root.exists() else []
+    return sorted(root.rglob("*.z")) if root.exists() else []
 
 
 def test_a_hit_gives_the_same_html_and_charges_the_budget(cache: Path) -> None:
@@ -59,19 +60,34 @@ def test_small_blocks_are_not_stored(cache: Path) -> None:
         '<span class="k" onclick="alert(1)">x</span>',
         "&#60;script&#62;",
         "",
-        "\udcff not utf-8",
     ],
 )
-def test_a_hostile_or_corrupt_file_is_never_used(cache: Path, poison: str) -> None:
+@pytest.mark.parametrize("packed", [True, False])
+def test_a_hostile_or_corrupt_file_is_never_used(cache: Path, poison: str, packed: bool) -> None:
     lexer = lexer_for_path("a.py")
     good = highlight_code(CODE, lexer, HighlightBudget())
     (path,) = _files(cache)
-    path.write_bytes(poison.encode("utf-8", "surrogateescape") + good.encode()[:50])
+    data = poison.encode() + good.encode()[:50]
+    path.write_bytes(zlib.compress(data) if packed else data)
     highlight._cache.clear()
     again = highlight_code(CODE, lexer, HighlightBudget())
     assert again == good
     assert "alert" not in again and "<img" not in again and "<script" not in again
-    assert path.read_text() == good  # coloured again and replaced
+    assert zlib.decompress(path.read_bytes()).decode() == good  # coloured again and replaced
+
+
+def test_a_file_that_unpacks_too_big_is_refused(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lexer = lexer_for_path("a.py")
+    good = highlight_code(CODE, lexer, HighlightBudget())
+    (path,) = _files(cache)
+    monkeypatch.setattr(colourcache, "MAX_HTML_BYTES", len(good) - 1)
+    assert colourcache.load(CODE, lexer.name) is None
+    monkeypatch.setattr(colourcache, "MAX_HTML_BYTES", len(good))
+    assert colourcache.load(CODE, lexer.name) == good
+    path.write_bytes(zlib.compress(good.encode())[:-8])  # cut short
+    assert colourcache.load(CODE, lexer.name) is None
 
 
 def test_text_that_differs_from_the_code_is_refused() -> None:
@@ -104,12 +120,10 @@ def test_the_folder_is_pruned_oldest_first(tmp_path: Path) -> None:
     import os
 
     for i in range(10):
-        p = tmp_path / "ab" / f"{i}.html"
+        p = tmp_path / "ab" / f"{i}.z"
         p.parent.mkdir(exist_ok=True)
         p.write_text("x" * 100)
         os.utime(p, (1000 + i, 1000 + i))
     assert colourcache.prune(tmp_path, max_bytes=2000) == 0
     assert colourcache.prune(tmp_path, max_bytes=800) == 4  # down to 600 bytes
-    assert sorted(p.name for p in (tmp_path / "ab").iterdir()) == [
-        f"{i}.html" for i in range(4, 10)
-    ]
+    assert sorted(p.name for p in (tmp_path / "ab").iterdir()) == [f"{i}.z" for i in range(4, 10)]

@@ -19,17 +19,21 @@ import contextlib
 import hashlib
 import os
 import re
+import zlib
 from pathlib import Path
 
 from ..errors import OutputError
 from ..output import write_atomic
 
-FORMAT = 1
-"""Bumped whenever what we store for a block changes."""
+FORMAT = 2
+"""Bumped whenever what we store for a block changes (2: zlib-compressed UTF-8)."""
 MIN_CHARS = 2_000
 """Smaller blocks colour faster than they are read back: not stored."""
 MAX_BYTES = 256 * 1024 * 1024
 """The folder's size past which the oldest files are removed (down to three quarters)."""
+MAX_HTML_BYTES = 40 * 1024 * 1024
+"""No coloured block is bigger (highlight.MAX_HIGHLIGHT characters, each a few spans)."""
+MAX_FILE_BYTES = 8 * 1024 * 1024
 _TAG = re.compile(r'<span class="[A-Za-z0-9_ -]{1,40}">|</span>')
 _BAD_ENTITY = re.compile(r"&(?!amp;|lt;|gt;|quot;|#39;)")
 
@@ -67,14 +71,15 @@ def _path(root: Path, code: str, lexer_name: str) -> Path:
         h.update(part.encode() + b"\0")
     h.update(code.encode("utf-8", "surrogatepass"))
     digest = h.hexdigest()
-    return root / digest[:2] / f"{digest[2:]}.html"
+    return root / digest[:2] / f"{digest[2:]}.z"
 
 
 def is_colouring_of(html: str, code: str) -> bool:
     """Whether ``html`` is spans around exactly ``code`` (and maybe a final newline, as
     Pygments adds), escaped as Pygments escapes it."""
     tags = _TAG.findall(html)
-    if any(t.startswith("</") == (i % 2 == 0) for i, t in enumerate(tags)) or len(tags) % 2:
+    opens, closes = tags[0::2], tags[1::2]
+    if len(opens) != len(closes) or "</span>" in opens or closes.count("</span>") != len(closes):
         return False  # not open, close, open, close, …
     text = _TAG.sub("", html)
     if "<" in text or ">" in text or _BAD_ENTITY.search(text):
@@ -91,9 +96,16 @@ def load(code: str, lexer_name: str) -> str | None:
     if root is None or len(code) < MIN_CHARS:
         return None
     try:
-        data = _path(root, code, lexer_name).read_bytes()
-        html = data.decode("utf-8", "surrogatepass")
-    except (OSError, UnicodeDecodeError):
+        with _path(root, code, lexer_name).open("rb") as f:
+            packed = f.read(MAX_FILE_BYTES + 1)
+        if len(packed) > MAX_FILE_BYTES:
+            return None
+        unpack = zlib.decompressobj()
+        data = unpack.decompress(packed, MAX_HTML_BYTES + 1)  # never a zip bomb's worth
+        if len(data) > MAX_HTML_BYTES or not unpack.eof:
+            return None
+        html = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError, zlib.error):
         return None
     return html if is_colouring_of(html, code) else None
 
@@ -107,12 +119,19 @@ def store(code: str, lexer_name: str, html: str) -> None:
     if not is_colouring_of(html, code):
         return  # Pygments changed the text (CR LF, a byte order mark): it would never load
     with contextlib.suppress(OutputError, OSError, UnicodeEncodeError):
-        html.encode("utf-8")
+        packed = zlib.compress(html.encode("utf-8"), 1)
+        if len(packed) > MAX_FILE_BYTES or len(html) > MAX_HTML_BYTES:
+            return
         if _written == 0 or _written > MAX_BYTES // 8:
             prune(root)
             _written = 1
-        write_atomic(_path(root, code, lexer_name), html)
-        _written += len(html)
+        _write_bytes(_path(root, code, lexer_name), packed)
+        _written += len(packed)
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    """``write_atomic`` writes text: bytes go through it as Latin-1, one character each."""
+    write_atomic(path, data.decode("latin-1"), encoding="latin-1")
 
 
 def prune(root: Path, max_bytes: int = MAX_BYTES) -> int:
@@ -125,7 +144,7 @@ def prune(root: Path, max_bytes: int = MAX_BYTES) -> int:
             if not sub.is_dir(follow_symlinks=False):
                 continue
             for entry in os.scandir(sub.path):
-                if entry.name.endswith(".html") and entry.is_file(follow_symlinks=False):
+                if entry.name.endswith((".z", ".html")) and entry.is_file(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
                     files.append((st.st_mtime, st.st_size, entry.path))
                     total += st.st_size
