@@ -10,6 +10,8 @@ import pytest
 from piexport.page import colourcache, highlight
 from piexport.page.highlight import HighlightBudget, highlight_code, lexer_for_path
 
+from .conftest import MakeSession, msg, tool_result
+
 CODE = "\n".join(
     f"def f_{i}(x):\n    '''<b>&amp;</b>'''\n    return x * {i}  # \"q\" & <tag>" for i in range(80)
 )
@@ -127,3 +129,42 @@ def test_the_folder_is_pruned_oldest_first(tmp_path: Path) -> None:
     assert colourcache.prune(tmp_path, max_bytes=2000) == 0
     assert colourcache.prune(tmp_path, max_bytes=800) == 4  # down to 600 bytes
     assert sorted(p.name for p in (tmp_path / "ab").iterdir()) == [f"{i}.z" for i in range(4, 10)]
+
+
+def test_a_page_is_the_same_with_a_poisoned_cache(
+    cache: Path, make_session: MakeSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end: a page made while every cache file of its blocks was replaced by markup
+    is the page made without a cache, byte for byte."""
+    from piexport.page.export import export_session
+
+    call = {"type": "toolCall", "id": "t1", "name": "read", "arguments": {"path": "/w/a.py"}}
+    path = make_session(
+        [
+            msg("u1", None, "user", "read it", 1),
+            msg("a1", "u1", "assistant", [call], 2),
+            tool_result("r1", "a1", CODE, 3, "t1", "read"),
+            msg("a2", "r1", "assistant", [{"type": "text", "text": f"```python\n{CODE}\n```"}], 4),
+        ]
+    )
+    warm, poisoned, plain = (
+        tmp_path / "warm.html",
+        tmp_path / "poisoned.html",
+        tmp_path / "off.html",
+    )
+    export_session(path, tmp_path / "cold.html")
+    stored = _files(cache)
+    assert stored  # the blocks were kept
+    highlight._cache.clear()
+    export_session(path, warm)
+    for f in stored:
+        f.write_bytes(zlib.compress(b'<span class="k"><img src=x onerror=alert(1)></span>'))
+    highlight._cache.clear()
+    export_session(path, poisoned)
+    monkeypatch.setenv("PIEXPORT_CACHE_DIR", "off")
+    colourcache.reset()
+    highlight._cache.clear()
+    export_session(path, plain)
+    assert (tmp_path / "cold.html").read_bytes() == warm.read_bytes() == plain.read_bytes()
+    assert poisoned.read_bytes() == plain.read_bytes()
+    assert b"onerror" not in poisoned.read_bytes()
