@@ -95,10 +95,7 @@ def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | Non
     """Escaped, highlighted HTML for code (no wrapper); plain when over a cap."""
     if lexer is None or len(code) > MAX_HIGHLIGHT or (budget is not None and not budget.left):
         return reveal_controls(str(escape(code)))
-    key = (
-        hashlib.blake2b(code.encode("utf-8", "surrogatepass"), digest_size=16).digest(),
-        lexer.name,
-    )
+    key = _key(code, lexer)
     # The page is charged once per block whether or not this process has coloured it
     # before (for another page of a site, say): what a page shows depends on the page alone.
     charge = 0
@@ -126,6 +123,35 @@ def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | Non
     if len(_cache) < 4096:
         _cache[key] = out
     return out
+
+
+def _key(code: str, lexer: Lexer) -> tuple[bytes, str]:
+    return (
+        hashlib.blake2b(code.encode("utf-8", "surrogatepass"), digest_size=16).digest(),
+        lexer.name,
+    )
+
+
+def is_cached(code: str, lexer: Lexer) -> bool:
+    """Whether this process holds the block coloured already."""
+    return _key(code, lexer) in _cache
+
+
+def colour_only(code: str, lexer: Lexer) -> str | None:
+    """Pygments' HTML for a block, from the disk cache or coloured (and then stored), under
+    the block's time limit; None when it runs out. Charges no budget: for colouring ahead."""
+    coloured = colourcache.load(code, lexer.name)
+    if coloured is None:
+        coloured = _colour(code, lexer, block_seconds(len(code)))
+        if coloured is not None:
+            colourcache.store(code, lexer.name, coloured)
+    return coloured
+
+
+def remember(code: str, lexer: Lexer, coloured: str) -> None:
+    """Keep a block coloured elsewhere (by ``colour_only`` in a worker) as if coloured here."""
+    if len(_cache) < 4096:
+        _cache[_key(code, lexer)] = reveal_controls(coloured)
 
 
 def _highlight(code: str, lexer: Lexer) -> str:
