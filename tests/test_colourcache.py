@@ -168,3 +168,11 @@ def test_a_page_is_the_same_with_a_poisoned_cache(
     assert (tmp_path / "cold.html").read_bytes() == warm.read_bytes() == plain.read_bytes()
     assert poisoned.read_bytes() == plain.read_bytes()
     assert b"onerror" not in poisoned.read_bytes()
+
+
+def test_only_the_owner_may_read_the_cache(cache: Path) -> None:
+    cache.mkdir(parents=True)
+    cache.chmod(0o755)
+    highlight_code(CODE, lexer_for_path("a.py"), HighlightBudget())
+    assert _files(cache)
+    assert cache.stat().st_mode & 0o777 == 0o700

@@ -122,11 +122,21 @@ def store(code: str, lexer_name: str, html: str) -> None:
         packed = zlib.compress(html.encode("utf-8"), 1)
         if len(packed) > MAX_FILE_BYTES or len(html) > MAX_HTML_BYTES:
             return
+        if _written == 0:
+            _private(root)
         if _written == 0 or _written > MAX_BYTES // 8:
             prune(root)
             _written = 1
         _write_bytes(_path(root, code, lexer_name), packed)
         _written += len(packed)
+
+
+def _private(root: Path) -> None:
+    """The cache holds what sessions showed (files an agent read): only its owner may look
+    in, as in the session folder itself."""
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if os.name == "posix" and root.stat().st_mode & 0o077:
+        os.chmod(root, 0o700)
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
