@@ -287,3 +287,196 @@ def make_archive(root: Path, sessions: int = 500, projects: int = 20) -> None:
         # mostly short sessions, a few long ones, as a real archive has
         entries = 400 if i % 50 == 0 else 20 + (i * 37) % 100
         (folder / name).write_bytes(make_session(entries, seed=1000 + i, cwd=cwd))
+
+
+REAL_GENERATOR = 1
+"""Version of :func:`make_real_session`'s output (its own, so caches of the other shapes stay
+valid when it changes)."""
+
+_PY_NAMES = ["cart", "order", "coupon", "price", "tax", "user", "item", "stock", "ship", "refund"]
+
+
+def _python_file(rng: random.Random, lines: int) -> str:
+    """A source file as agents read them: imports, classes, docstrings, comments, strings,
+    numbers and control flow, about ``lines`` long."""
+    out = [
+        '"""' + " ".join(rng.choice(WORDS) for _ in range(12)).capitalize() + '."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "import logging",
+        "from dataclasses import dataclass, field",
+        f"from .{rng.choice(_PY_NAMES)} import {rng.choice(_PY_NAMES).title()}Error",
+        "",
+        "log = logging.getLogger(__name__)",
+        f"LIMIT = {rng.randint(10, 10_000)}",
+        "",
+    ]
+    while len(out) < lines:
+        name = rng.choice(_PY_NAMES)
+        out += ["", "", "@dataclass", f"class {name.title()}{rng.randint(0, 99)}:"]
+        out.append(f'    """{" ".join(rng.choice(WORDS) for _ in range(10)).capitalize()}."""')
+        out.append("")
+        for _ in range(rng.randint(2, 5)):
+            out.append(f"    {rng.choice(WORDS)}: int = {rng.randint(0, 500)}")
+        out.append("    tags: list[str] = field(default_factory=list)")
+        for _ in range(rng.randint(2, 6)):
+            fn = f"{rng.choice(WORDS)}_{rng.choice(_PY_NAMES)}"
+            out += ["", f"    def {fn}(self, value: float, *, strict: bool = False) -> float:"]
+            out.append(
+                f'        """{" ".join(rng.choice(WORDS) for _ in range(8)).capitalize()}."""'
+            )
+            for _ in range(rng.randint(3, 12)):
+                kind = rng.random()
+                if kind < 0.2:
+                    out.append(f"        # {' '.join(rng.choice(WORDS) for _ in range(7))}")
+                elif kind < 0.4:
+                    out.append(f"        if value > {rng.randint(0, 99)} and not strict:")
+                    out.append(f'            log.warning("{rng.choice(WORDS)} %s over", value)')
+                elif kind < 0.6:
+                    out.append(
+                        f"        value = value * {rng.random():.3f} + self.{rng.choice(WORDS)}"
+                    )
+                elif kind < 0.8:
+                    out.append(f"        for i, t in enumerate(self.tags[:{rng.randint(1, 9)}]):")
+                    out.append(f"            value += len(t) * i  # {rng.choice(WORDS)}")
+                else:
+                    out.append(
+                        f'        raise {rng.choice(_PY_NAMES).title()}Error(f"{{value!r}} {rng.choice(WORDS)}")'
+                    )
+            out.append("        return value")
+    return "\n".join(out[:lines])
+
+
+def _log(rng: random.Random, lines: int) -> str:
+    """A long terminal log: a test run or a build, some ANSI colour, warnings, a traceback."""
+    out = []
+    for i in range(lines):
+        r = rng.random()
+        mod = f"tests/test_{rng.choice(_PY_NAMES)}.py"
+        if r < 0.55:
+            out.append(
+                f"{mod}::test_{rng.choice(WORDS)}_{i} \x1b[32mPASSED\x1b[0m [{100 * i // lines:3d}%]"
+            )
+        elif r < 0.6:
+            out.append(
+                f"{mod}::test_{rng.choice(WORDS)}_{i} \x1b[31mFAILED\x1b[0m [{100 * i // lines:3d}%]"
+            )
+        elif r < 0.7:
+            out.append(
+                f'  File "/home/bench/project/src/{rng.choice(_PY_NAMES)}.py", line {rng.randint(1, 900)}, in {rng.choice(WORDS)}'
+            )
+        elif r < 0.8:
+            out.append(
+                f"\x1b[33mwarning\x1b[0m: unused variable `{rng.choice(WORDS)}` at src/{rng.choice(_PY_NAMES)}.rs:{rng.randint(1, 400)}:{rng.randint(1, 80)}"
+            )
+        else:
+            out.append(
+                f"   Compiling {rng.choice(WORDS)}-{rng.choice(_PY_NAMES)} v0.{rng.randint(0, 20)}.{rng.randint(0, 9)}"
+            )
+    return "\n".join(out)
+
+
+def make_real_session(seed: int, target_bytes: int = 3_500_000) -> bytes:
+    """A real-shaped session of about ``target_bytes`` (3-4 MB): many small turns, long reads
+    of source files (the same files read again, some after an edit), long bash logs."""
+    rng = random.Random(seed)
+    start = datetime(2025, 7, 1, 9, 0, tzinfo=timezone.utc)
+    w = Writer(rng, start)
+    cwd = "/home/bench/shop"
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": f"0198{seed:04x}-0000-7000-8000-{seed:012x}",
+        "timestamp": start.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        "cwd": cwd,
+    }
+    files = {
+        f"src/shop/{name}.py": _python_file(rng, rng.randint(100, 900))
+        for name in rng.sample(_PY_NAMES, 10)
+    }
+    paths = sorted(files)
+    leaf: str | None = w.add(
+        None, "model_change", provider="anthropic", modelId="claude-sonnet-4-5"
+    )
+    size = 0
+
+    def assistant(blocks: list[dict[str, object]], stop: str) -> str:
+        return w.add(
+            leaf,
+            "message",
+            message={
+                "role": "assistant",
+                "content": blocks,
+                "api": "anthropic-messages",
+                "provider": "anthropic",
+                "model": "claude-sonnet-4-5",
+                "usage": {
+                    "input": rng.randint(2000, 150_000),
+                    "output": rng.randint(20, 1500),
+                    "cacheRead": rng.randint(0, 120_000),
+                    "cacheWrite": rng.randint(0, 5000),
+                    "totalTokens": 0,
+                    "cost": {"total": round(rng.random() / 20, 6)},
+                },
+                "stopReason": stop,
+                "timestamp": w.ms(),
+            },
+        )
+
+    while size < target_bytes:
+        leaf = w.add(
+            leaf,
+            "message",
+            message={"role": "user", "content": w.prose(rng.randint(4, 30)), "timestamp": w.ms()},
+        )
+        for _step in range(rng.randint(1, 6)):
+            tool = rng.choice(["read"] * 3 + ["bash"] * 3 + ["edit"] * 4 + ["grep"] * 2 + ["ls"])
+            cid = f"toolu_{w.n:010d}"
+            path = rng.choice(paths)
+            args: dict[str, object] = {"path": f"{cwd}/{path}"}
+            details: dict[str, object] | None = None
+            if tool == "read":
+                out = files[path]
+            elif tool == "bash":
+                args = {"command": rng.choice(["pytest -q", "cargo build", "make check"])}
+                out = _log(rng, rng.choice([3, 10, 30, 60, 400, 1200]))
+            elif tool == "edit":
+                lines = files[path].split("\n")
+                n = rng.randrange(len(lines))
+                old, new = lines[n], lines[n] + f"  # {rng.choice(WORDS)}"
+                args["edits"] = [{"oldText": old, "newText": new}]
+                lines[n] = new
+                files[path] = "\n".join(lines)
+                out = f"Successfully replaced 1 block(s) in {args['path']}."
+                details = {"diff": f"-{n + 1} {old}\n+{n + 1} {new}", "firstChangedLine": n + 1}
+            elif tool == "grep":
+                args = {"pattern": rng.choice(WORDS), "path": "src"}
+                out = "\n".join(
+                    f"{rng.choice(paths)}:{rng.randint(1, 900)}: {w.words(6)}"
+                    for _ in range(rng.randint(0, 25))
+                )
+            else:
+                out = "\n".join(p.rsplit("/", 1)[-1] for p in paths)
+            thinking = {
+                "type": "thinking",
+                "thinking": w.words(rng.randint(5, 60)),
+                "thinkingSignature": base64.b64encode(rng.randbytes(300)).decode(),
+            }
+            say = {"type": "text", "text": w.prose(rng.randint(3, 25))}
+            call = {"type": "toolCall", "id": cid, "name": tool, "arguments": args}
+            leaf = assistant([thinking, say, call], "toolUse")
+            result: dict[str, object] = {
+                "role": "toolResult",
+                "toolCallId": cid,
+                "toolName": tool,
+                "content": [{"type": "text", "text": out}],
+                "isError": rng.random() < 0.03,
+                "timestamp": w.ms(),
+            }
+            if details:
+                result["details"] = details
+            leaf = w.add(leaf, "message", message=result)
+        leaf = assistant([{"type": "text", "text": w.answer(rng.randint(10, 80))}], "stop")
+        size = sum(len(line) + 1 for line in w.lines)
+    return orjson.dumps(header) + b"\n" + b"\n".join(w.lines) + b"\n"

@@ -1,13 +1,17 @@
 """piexport benchmark: prints figures, asserts nothing (targets live in the notes, not in tests).
 
-    .venv/bin/python bench/run.py [--sizes 2000 20000 100000] [--pi PATH] [--no-browser]
-                                  [--no-archive] [--redact] [--hostile]
+    .venv/bin/python bench/run.py [--sizes 2000 20000 100000] [--real 3] [--pi PATH]
+                                  [--no-browser] [--no-archive] [--no-startup] [--redact]
+                                  [--hostile]
 
 Per session size: export wall time, CPU time, MB/s, peak memory (PSS of the exporting
 process and the workers it forks, sampled; for pi, the max RSS of its one process), page
 size, and the time Debian's Chromium needs until the page is usable (load event plus two
 animation frames) with its DOM node count. Then a 500-session archive: first site build and a
-no-change rebuild. With --pi (the folder of an installed @mariozechner/pi-coding-agent), pi's
+no-change rebuild. ``--real N`` adds N real-shaped sessions of 3-4 MB (many small turns, long
+reads of source files read again, long bash logs: make_sessions.make_real_session). The start-up
+figure is the best of 10 wall times of ``piexport --version`` and of ``piexport info`` on a
+small session. With --pi (the folder of an installed @mariozechner/pi-coding-agent), pi's
 own `--export` runs on the same files, so ratios come from one run. Inputs are generated
 deterministically into bench/.cache (reused between runs). To measure another version of
 piexport with the same script, put its checkout first: PYTHONPATH=/path/to/checkout.
@@ -21,10 +25,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,7 +38,13 @@ HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
 sys.path.insert(0, str(HERE))
 
-from make_sessions import GENERATOR, make_archive, make_session  # noqa: E402
+from make_sessions import (  # noqa: E402
+    GENERATOR,
+    REAL_GENERATOR,
+    make_archive,
+    make_real_session,
+    make_session,
+)
 
 EXPORT = """
 import json, sys, time
@@ -62,6 +74,14 @@ def session_file(entries: int) -> Path:
     return path
 
 
+def real_file(seed: int) -> Path:
+    path = CACHE / f"real-{seed}-r{REAL_GENERATOR}.jsonl"
+    if not path.exists():
+        CACHE.mkdir(exist_ok=True)
+        path.write_bytes(make_real_session(seed))
+    return path
+
+
 def _pss_kb(pid: int) -> int:
     """Proportional set size of one process and everything it forked: shared pages (a
     forked worker's view of the session) count once, not once per process."""
@@ -79,12 +99,30 @@ def _pss_kb(pid: int) -> int:
     return total
 
 
-def export(src: Path, out: Path, *extra: str) -> dict[str, float]:
+COLOUR_CACHE = Path(tempfile.mkdtemp(prefix="piexport-bench-cache-"))
+"""piexport's cache of coloured blocks for this run: empty at the start, so the first export
+of each file is a cold one (never the user's cache); "warm" rows export again with it."""
+
+
+def cold_cache() -> dict[str, str]:
+    """An environment whose colour cache is empty."""
+    shutil.rmtree(COLOUR_CACHE, ignore_errors=True)
+    COLOUR_CACHE.mkdir(parents=True)
+    return warm_cache()
+
+
+def warm_cache() -> dict[str, str]:
+    return {**os.environ, "PIEXPORT_CACHE_DIR": str(COLOUR_CACHE)}
+
+
+def export(src: Path, out: Path, *extra: str, warm: bool = False) -> dict[str, float]:
     """Wall time (after interpreter start-up), CPU time of every process it used, and peak
-    memory: all its processes together, sampled every 100 ms."""
+    memory: all its processes together, sampled every 100 ms. Cold colour cache unless
+    ``warm`` (then: what the exports before it left)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(
         [sys.executable, "-c", EXPORT, str(src), str(out), *extra],
+        env=warm_cache() if warm else cold_cache(),
         cwd=CACHE,  # not the checkout: PYTHONPATH=<another checkout> must win over ./piexport
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -111,7 +149,7 @@ def pi_export(pi: Path, src: Path, out: Path) -> dict[str, float]:
         [
             "/usr/bin/time",
             "-f",
-            "%M",
+            "%M %U %S",
             "node",
             str(pi / "dist" / "cli.js"),
             "--export",
@@ -122,10 +160,11 @@ def pi_export(pi: Path, src: Path, out: Path) -> dict[str, float]:
         text=True,
     )
     seconds = time.perf_counter() - start
-    rss = (
-        float(done.stderr.strip().splitlines()[-1]) / 1024 if done.returncode == 0 else float("nan")
-    )
-    return {"seconds": seconds, "cpu": float("nan"), "rss_mb": rss}
+    rss = cpu = float("nan")
+    if done.returncode == 0:
+        kb, user, system = done.stderr.strip().splitlines()[-1].split()
+        rss, cpu = float(kb) / 1024, float(user) + float(system)
+    return {"seconds": seconds, "cpu": cpu, "rss_mb": rss}
 
 
 def open_in_chromium(page: Path) -> dict[str, float]:
@@ -164,12 +203,20 @@ def reach(name: str, found: int, entries: int) -> str:
     return "all" if found == entries else f"{found}/{entries}"
 
 
-def timed(cmd: list[str]) -> float:
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
+    return timed_cpu(cmd, env)[0]
+
+
+def timed_cpu(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall time and CPU time (of the process and everything it waited for)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=CACHE)
+    done = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=CACHE, env=env)
     if done.returncode != 0:  # a figure from a failed run would be a lie
         sys.exit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def hostile(out_dir: Path) -> None:
@@ -207,6 +254,15 @@ def hostile(out_dir: Path) -> None:
     )
 
 
+def startup() -> None:
+    """Best of 10 wall times (interpreter included) of ``--version`` and of ``info`` on a
+    small session: what every command pays before it does anything."""
+    sample = next((HERE.parent / "sample_sessions").rglob("*.jsonl"))
+    for label, args in (("--version", ["--version"]), ("info", ["info", str(sample)])):
+        best = min(timed([sys.executable, "-m", "piexport", *args]) for _ in range(10))
+        print(f"start-up: piexport {label} {best:.3f} s (best of 10)")
+
+
 BIG = 50_000
 """Files at least this big get a seconds-per-MB figure."""
 
@@ -214,6 +270,10 @@ BIG = 50_000
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[2000, 20000, 100000])
+    parser.add_argument(
+        "--real", type=int, default=3, help="real-shaped 3-4 MB sessions to export (0: none)"
+    )
+    parser.add_argument("--no-startup", action="store_true")
     parser.add_argument("--pi", type=Path, help="folder of @mariozechner/pi-coding-agent")
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--no-archive", action="store_true")
@@ -228,30 +288,47 @@ def main() -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     if args.hostile:
         hostile(out_dir)
+    if not args.no_startup:
+        startup()
 
     print(
         f"{'case':<22}{'input MB':>9}{'export s':>9}{'cpu s':>7}{'MB/s':>7}{'peak MB':>9}{'page MB':>9}{'open s':>8}{'DOM nodes':>11}{'reachable':>11}"
     )
-    for size in args.sizes:
-        src = session_file(size)
+    inputs = [(str(size), session_file(size)) for size in args.sizes]
+    inputs += [(f"real-{seed}", real_file(seed)) for seed in range(1, args.real + 1)]
+    for size, src in inputs:
         mb = src.stat().st_size / 1e6
         entries = sum(1 for _ in src.open("rb")) - 1  # the header is line 1
-        tools = [("piexport", lambda s, o: export(s, o))]
+        tools = [
+            ("piexport", lambda s, o: export(s, o)),
+            ("piexport warm", lambda s, o: export(s, o, warm=True)),
+        ]
         if args.redact:
             tools.append(("piexport --redact", lambda s, o: export(s, o, "--redact")))
         if args.pi:
             tools.append(("pi --export", lambda s, o: pi_export(args.pi, s, o)))
+        figures: dict[str, dict[str, float]] = {}
         for name, run in tools:
             page = out_dir / f"{name.replace(' --', '-').split()[0]}-{size}.html"
             r = run(src, page)
             opened = {"open_s": float("nan"), "dom_nodes": 0, "reachable": -1}
-            if not args.no_browser and page.exists():
+            if not args.no_browser and page.exists() and "warm" not in name:
                 opened = open_in_chromium(page)
             page_mb = page.stat().st_size / 1e6 if page.exists() else float("nan")
             print(
                 f"{name + ' ' + str(size):<22}{mb:>9.1f}{r['seconds']:>9.2f}{r['cpu']:>7.1f}{mb / r['seconds']:>7.1f}"
                 f"{r['rss_mb']:>9.0f}{page_mb:>9.1f}{opened['open_s']:>8.2f}{opened['dom_nodes']:>11}"
                 f"{reach(name, opened['reachable'], entries):>11}"
+            )
+            figures[name] = {**r, "open_s": opened["open_s"]}
+        if "pi --export" in figures:
+            ours, pi = figures["piexport"], figures["pi --export"]
+            print(
+                f"{'  piexport / pi':<22}{'':>9}{ours['seconds'] / pi['seconds']:>9.2f}"
+                f"{ours['cpu'] / pi['cpu']:>7.2f}{'':>7}{ours['rss_mb'] / pi['rss_mb']:>9.2f}{'':>9}"
+                f"{ours['open_s'] / pi['open_s']:>8.2f}  (ratios; usable = export + open: "
+                f"{(ours['seconds'] + ours['open_s']) / (pi['seconds'] + pi['open_s']):.2f}; "
+                f"warm export {figures['piexport warm']['seconds'] / pi['seconds']:.2f})"
             )
 
     if not args.no_archive:
@@ -261,12 +338,16 @@ def main() -> None:
         site = out_dir / "site"
         shutil.rmtree(site, ignore_errors=True)
         cli = [sys.executable, "-m", "piexport", "site", str(root), "-o", str(site), "-q"]
-        first = timed(cli)
-        again = timed(cli)
-        startup = timed([sys.executable, "-c", "import piexport.cli"])
+        mb = sum(p.stat().st_size for p in root.rglob("*.jsonl")) / 1e6
+        first, first_cpu = timed_cpu(cli, cold_cache())
+        again = timed(cli, warm_cache())
+        forced, forced_cpu = timed_cpu([*cli, "--force"], warm_cache())
+        bare = timed([sys.executable, "-c", "import piexport.cli"])
         print(
-            f"archive 500 sessions / 20 projects: first build {first:.2f} s, no-change rebuild "
-            f"{again:.2f} s (interpreter + import alone {startup:.2f} s)"
+            f"archive 500 sessions / 20 projects, {mb:.0f} MB: first build {first:.2f} s "
+            f"({mb / first:.1f} MB/s, {first_cpu:.0f} CPU s), no-change rebuild {again:.2f} s "
+            f"(interpreter + import alone {bare:.2f} s), --force rebuild with the colour cache "
+            f"warm {forced:.2f} s ({mb / forced:.1f} MB/s, {forced_cpu:.0f} CPU s)"
         )
 
 

@@ -4,14 +4,55 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from typing import TYPE_CHECKING, Any
+
 from .errors import InputError, OutputError, PiexportError
-from .page.export import ExportResult, RenderOptions, export_session
-from .page.render import render_session
-from .read.context import build_session_context
-from .read.loader import load_session
-from .read.model import Diagnostic, Entry, Session, SessionHeader, Tree
-from .read.selection import Selection, SelectionError, apply_selection
-from .share.redact import RedactionError, Redactor, redact_session
+
+if TYPE_CHECKING:
+    from .page.export import ExportResult, RenderOptions, export_session
+    from .page.render import render_session
+    from .read.context import build_session_context
+    from .read.loader import load_session
+    from .read.model import Diagnostic, Entry, Session, SessionHeader, Tree
+    from .read.selection import Selection, SelectionError, apply_selection
+    from .share.redact import RedactionError, Redactor, redact_session
+
+_LAZY = {
+    "Diagnostic": "read.model",
+    "Entry": "read.model",
+    "ExportResult": "page.export",
+    "RedactionError": "share.redact",
+    "Redactor": "share.redact",
+    "RenderOptions": "page.export",
+    "Selection": "read.selection",
+    "SelectionError": "read.selection",
+    "Session": "read.model",
+    "SessionHeader": "read.model",
+    "Tree": "read.model",
+    "apply_selection": "read.selection",
+    "build_session_context": "read.context",
+    "export_session": "page.export",
+    "load_session": "read.loader",
+    "redact_session": "share.redact",
+    "render_session": "page.render",
+}
+"""Names imported on first use (PEP 562): ``import piexport`` (and the CLI's start) must not
+pay for the renderer, Jinja, Pygments and markdown-it."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "Diagnostic",

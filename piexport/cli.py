@@ -14,24 +14,17 @@ import click
 from . import __version__
 from .errors import InputError, PiexportError
 from .output import write_atomic
-from .page.export import RenderOptions, check_output, export_session, share_session
 from .page.outline import render_tree_text, terminal_safe
-from .page.render import render_session
 from .read.context import build_session_context
 from .read.jsonutil import dumps
 from .read.loader import load_session
 from .read.model import Session
 from .read.selection import Selection, SelectionError, sharing_notice
 from .report.branches import branches_json, branches_text, find_leaf
-from .report.compare import compare, compare_markdown
 from .report.formats import session_json, session_markdown
 from .report.summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
-from .search.local import run_search
-from .search.query import parse as parse_query
-from .search.query import snippet_line
 from .search.records import FIELDS
 from .share.redact import RedactionError, Redactor, load_redact_config, redaction_report
-from .site.build import build_site, default_sessions_root, discover
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -247,6 +240,8 @@ def format_option(*choices: str, help: str | None = None) -> Callable[[F], F]:
 def cli(ctx: click.Context) -> None:
     """Turn pi coding-agent session files into self-contained HTML you can share and keep."""
     if ctx.invoked_subcommand is None:
+        from .site.build import default_sessions_root, discover
+
         click.echo(ctx.get_help())
         root = default_sessions_root()
         count = len(discover(root)) if root.is_dir() else 0
@@ -382,6 +377,8 @@ def site_command(
     search.html, which searches every session from the folder (no server needed). Pages of
     unchanged sessions are kept; pages of deleted sessions are removed.
     """
+    from .site.build import build_site, default_sessions_root
+
     root = root if root is not None else default_sessions_root()
     if watch:
         _watch_and_serve(
@@ -499,6 +496,11 @@ def search_command(
     project:, model:, role:, tool:, label:, after:DATE, before:DATE, is:error. Exit 1 when
     nothing matches.
     """
+    from .search.local import run_search
+    from .search.query import parse as parse_query
+    from .search.query import snippet_line
+    from .site.build import default_sessions_root
+
     q = parse_query(query)
     for problem in q.errors:
         click.echo(f"piexport: {problem}", err=True)
@@ -575,6 +577,9 @@ def render_command(
 
     To share a page safely, add --redact and choose what it shows (--branch current,
     --no-thinking, --no-tool-output, --no-images, --only-context); the page says which."""
+    from .page.export import RenderOptions, check_output, export_session, share_session
+    from .page.render import render_session
+
     if out is None:
         out = Path(("session" if file == "-" else Path(file).stem) + "." + fmt)
     # pages written side by side: a fork links to its parent's page by file name
@@ -650,6 +655,8 @@ def summary_command(
     strict: bool,
 ) -> None:
     """Print a run's summary for CI: Markdown for the job page, or JSON figures."""
+    from .page.export import check_output, share_session
+
     session = _load(file)
     if leaf_id is not None and leaf_id not in session.by_id:
         raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
@@ -697,6 +704,8 @@ def branches_command(file: str, fmt: str, strict: bool) -> None:
 @strict_option
 def compare_command(file: str, leaf_a: str, leaf_b: str, fmt: str, strict: bool) -> None:
     """Compare two branches (leaf ids or labels): turns aligned, figures, files, diffs."""
+    from .report.compare import compare, compare_markdown
+
     session = _load(file)
     found = []
     for wanted in (leaf_a, leaf_b):
@@ -866,6 +875,8 @@ def serve_command(
     Builds the site, keeps it current as pi writes, and serves it read-only. Open pages
     update in place when their session changes.
     """
+    from .page.export import RenderOptions
+    from .site.build import default_sessions_root
     from .site.serve import start_server
 
     root = root if root is not None else default_sessions_root()
@@ -1097,6 +1108,7 @@ def usage_command(
         usage_report,
         zone,
     )
+    from .site.build import default_sessions_root, discover
 
     where = (root or default_sessions_root()).expanduser()
     try:

@@ -14,7 +14,11 @@ from .errors import OutputError
 
 
 def write_atomic(
-    path: Path, text: str | Iterable[str], check: Callable[[Path], None] | None = None
+    path: Path,
+    text: str | Iterable[str],
+    check: Callable[[Path], None] | None = None,
+    *,
+    encoding: str = "utf-8",
 ) -> None:
     """Write text so readers see the old file or the new one, never half of either.
 
@@ -36,7 +40,7 @@ def write_atomic(
         raise OutputError(msg) from exc
     try:
         with os.fdopen(
-            fd, "w", buffering=1 << 20, encoding="utf-8", errors="surrogateescape", newline="\n"
+            fd, "w", buffering=1 << 20, encoding=encoding, errors="surrogateescape", newline="\n"
         ) as f:
             for part in parts:
                 f.write(part)

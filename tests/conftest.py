@@ -100,3 +100,22 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             f"requests; {CORPUS_STATS['files']} malformed files, {CORPUS_STATS['crashes']} "
             f"crashes, {CORPUS_STATS['lost']} entries lost"
         )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _colour_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterable[None]:
+    """Coloured blocks are cached in a folder of the test run, never the user's (the CLI's
+    subprocesses inherit it too)."""
+    import os
+
+    from piexport.page import colourcache
+
+    old = os.environ.get("PIEXPORT_CACHE_DIR")
+    os.environ["PIEXPORT_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    colourcache.reset()
+    yield
+    if old is None:
+        os.environ.pop("PIEXPORT_CACHE_DIR", None)
+    else:
+        os.environ["PIEXPORT_CACHE_DIR"] = old
+    colourcache.reset()

@@ -140,7 +140,7 @@ def branch_panel(v: SessionView) -> BranchPanel:
     turns, sides = _Pool(), _Pool()
     if comparable:
         lines = {b.leaf: figures_line(b) for b in branches}
-        cache: Cache = {}
+        cache = Cache()
         for i, a in enumerate(branches):
             for j in range(i + 1, len(branches)):
                 c = compare(v.session, a.leaf, branches[j].leaf, cache)

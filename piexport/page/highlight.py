@@ -25,6 +25,7 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from ..deadline import bounded, can_stop
+from . import colourcache
 from .textsafe import reveal_controls
 
 MAX_HIGHLIGHT = 200_000
@@ -94,10 +95,7 @@ def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | Non
     """Escaped, highlighted HTML for code (no wrapper); plain when over a cap."""
     if lexer is None or len(code) > MAX_HIGHLIGHT or (budget is not None and not budget.left):
         return reveal_controls(str(escape(code)))
-    key = (
-        hashlib.blake2b(code.encode("utf-8", "surrogatepass"), digest_size=16).digest(),
-        lexer.name,
-    )
+    key = _key(code, lexer)
     # The page is charged once per block whether or not this process has coloured it
     # before (for another page of a site, say): what a page shows depends on the page alone.
     charge = 0
@@ -109,16 +107,51 @@ def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | Non
         if budget is not None:
             budget.spend(charge, 0.0)
         return hit
-    start = time.perf_counter()
-    coloured = _colour(code, lexer, block_seconds(len(code)))
-    if budget is not None:
-        budget.spend(charge, time.perf_counter() - start)
-    if coloured is None:  # ran out of time: plain, and not cached (another page may differ)
-        return reveal_controls(str(escape(code)))
+    coloured = colourcache.load(code, lexer.name)  # by an earlier run or another process
+    if coloured is not None:
+        if budget is not None:
+            budget.spend(charge, 0.0)
+    else:
+        start = time.perf_counter()
+        coloured = _colour(code, lexer, block_seconds(len(code)))
+        if budget is not None:
+            budget.spend(charge, time.perf_counter() - start)
+        if coloured is None:  # ran out of time: plain, and not cached (another page may differ)
+            return reveal_controls(str(escape(code)))
+        colourcache.store(code, lexer.name, coloured)
     out = reveal_controls(coloured)
     if len(_cache) < 4096:
         _cache[key] = out
     return out
+
+
+def _key(code: str, lexer: Lexer) -> tuple[bytes, str]:
+    return (
+        hashlib.blake2b(code.encode("utf-8", "surrogatepass"), digest_size=16).digest(),
+        lexer.name,
+    )
+
+
+def is_cached(code: str, lexer: Lexer) -> bool:
+    """Whether this process holds the block coloured already."""
+    return _key(code, lexer) in _cache
+
+
+def colour_only(code: str, lexer: Lexer) -> str | None:
+    """Pygments' HTML for a block, from the disk cache or coloured (and then stored), under
+    the block's time limit; None when it runs out. Charges no budget: for colouring ahead."""
+    coloured = colourcache.load(code, lexer.name)
+    if coloured is None:
+        coloured = _colour(code, lexer, block_seconds(len(code)))
+        if coloured is not None:
+            colourcache.store(code, lexer.name, coloured)
+    return coloured
+
+
+def remember(code: str, lexer: Lexer, coloured: str) -> None:
+    """Keep a block coloured elsewhere (by ``colour_only`` in a worker) as if coloured here."""
+    if len(_cache) < 4096:
+        _cache[_key(code, lexer)] = reveal_controls(coloured)
 
 
 def _highlight(code: str, lexer: Lexer) -> str:

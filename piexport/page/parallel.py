@@ -18,10 +18,12 @@ import multiprocessing
 import os
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..deadline import forget_after_fork, held
-from .highlight import HighlightBudget
+
+if TYPE_CHECKING:  # only a type here: importing it would import Pygments with the CLI
+    from .highlight import HighlightBudget
 
 __all__ = ["PageBudgets", "default_workers", "forked_map", "render_groups"]
 

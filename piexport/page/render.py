@@ -41,7 +41,8 @@ from .highlight import (
 )
 from .markdown import render_markdown
 from .outline import tool_call_summary
-from .parallel import PageBudgets, default_workers, render_groups
+from .parallel import MIN_GROUPS, PageBudgets, default_workers, render_groups
+from .prefetch import prefetch
 from .textsafe import HIDDEN, SELECTORS, plain_controls, reveal_controls
 from .view import (
     SessionView,
@@ -557,13 +558,12 @@ def render_session_parts(
     def render_group(group: Sequence[Any]) -> str:
         return part.render(events=group, **variables)
 
+    groups = list(_groups(view.events, options.group_entries))
+    workers = options.workers or default_workers()
+    if len(groups) >= MIN_GROUPS:  # a small page is not worth starting processes for
+        prefetch(view, options.highlight_chars, workers)
     # started before the page's header is written: workers may begin at once
-    rendered = render_groups(
-        list(_groups(view.events, options.group_entries)),
-        render_group,
-        left,
-        options.workers or default_workers(),
-    )
+    rendered = render_groups(groups, render_group, left, workers)
 
     def chunks() -> Iterator[Chunk]:
         """The transcript, rendered a group at a time; past ``LIVE_CHARS`` in inert parts."""

@@ -119,8 +119,12 @@ def fold(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def turns_of(session: Session, ids: list[str]) -> list[Turn]:
-    """A side cut into turns at its user messages."""
+def turns_of(
+    session: Session, ids: list[str], memo: dict[tuple[str, str], Turn] | None = None
+) -> list[Turn]:
+    """A side cut into turns at its user messages. With ``memo``, a turn already worked out
+    (for another side: sides of one session share most of their turns) is taken from it; a
+    turn is one run of a path, so its first and last entry name it."""
     groups: list[list[str]] = []
     for eid in ids:
         if session.by_id[eid].role == "user" or not groups:
@@ -128,22 +132,27 @@ def turns_of(session: Session, ids: list[str]) -> list[Turn]:
         groups[-1].append(eid)
     out = []
     for group in groups:
+        key = (group[0], group[-1])
+        if memo is not None and key in memo:
+            out.append(memo[key])
+            continue
         first = session.by_id[group[0]]
         request = message_text(first) if first.role == "user" else None
         figures = compute_figures(session.by_id[i] for i in group)
         _user, answer, stop = last_texts(session, group)
         has_assistant = figures.messages.get("assistant", 0) > 0
-        out.append(
-            Turn(
-                entry=group[0],
-                user=one_line(request) if request is not None else None,
-                answer=answer,
-                tool_calls=sum(figures.tool_calls.values()),
-                tool_errors=figures.tool_errors,
-                stop=stop if has_assistant else None,
-                key="" if request is None else fold(request),
-            )
+        turn = Turn(
+            entry=group[0],
+            user=one_line(request) if request is not None else None,
+            answer=answer,
+            tool_calls=sum(figures.tool_calls.values()),
+            tool_errors=figures.tool_errors,
+            stop=stop if has_assistant else None,
+            key="" if request is None else fold(request),
         )
+        if memo is not None:
+            memo[key] = turn
+        out.append(turn)
     return out
 
 
@@ -231,17 +240,29 @@ def final_versions(
     return text, why
 
 
-Cache = dict[tuple[str, int], "Side"]
+@dataclass(slots=True)
+class Cache:
+    """What comparing many pairs of one session's leaves works out once: each side (by leaf
+    and fork depth), each turn (by its first and last entry) and each leaf's path."""
+
+    sides: dict[tuple[str, int], Side] = field(default_factory=dict)
+    turns: dict[tuple[str, str], Turn] = field(default_factory=dict)
+    paths: dict[str, list[str]] = field(default_factory=dict)
+
+    def path_to(self, session: Session, leaf: str) -> list[str]:
+        if leaf not in self.paths:
+            self.paths[leaf] = session.tree.path_to(leaf)
+        return self.paths[leaf]
 
 
 def _side(session: Session, leaf: str, shared: int, cache: Cache | None = None) -> Side:
     """One side; with ``cache``, each (leaf, fork depth) is worked out once (a page compares
     every pair of its leaves, and most pairs share their sides)."""
-    if cache is not None and (leaf, shared) in cache:
-        return cache[(leaf, shared)]
-    path = session.tree.path_to(leaf)
+    if cache is not None and (leaf, shared) in cache.sides:
+        return cache.sides[(leaf, shared)]
+    path = cache.path_to(session, leaf) if cache is not None else session.tree.path_to(leaf)
     own = path[shared:]
-    whole = cache.get((leaf, -1)) if cache is not None else None
+    whole = cache.sides.get((leaf, -1)) if cache is not None else None
     if whole is not None:
         versions, why = whole.versions, whole.why
     else:
@@ -252,14 +273,14 @@ def _side(session: Session, leaf: str, shared: int, cache: Cache | None = None) 
         labels=[session.labels[i] for i in own if i in session.labels],
         own=own,
         figures=compute_figures(session.by_id[i] for i in own),
-        turns=turns_of(session, own),
+        turns=turns_of(session, own, cache.turns if cache is not None else None),
         stop=stop,
         versions=versions,
         why=why,
     )
     if cache is not None:
-        cache[(leaf, shared)] = side
-        cache.setdefault((leaf, -1), side)
+        cache.sides[(leaf, shared)] = side
+        cache.sides.setdefault((leaf, -1), side)
     return side
 
 
@@ -281,7 +302,10 @@ def file_diff(path: str, a: str, b: str) -> str:
 
 def compare(session: Session, leaf_a: str, leaf_b: str, cache: Cache | None = None) -> Comparison:
     """Compare the paths to two entries (usually leaves) of one session."""
-    pa, pb = session.tree.path_to(leaf_a), session.tree.path_to(leaf_b)
+    if cache is not None:
+        pa, pb = cache.path_to(session, leaf_a), cache.path_to(session, leaf_b)
+    else:
+        pa, pb = session.tree.path_to(leaf_a), session.tree.path_to(leaf_b)
     shared = 0
     while shared < min(len(pa), len(pb)) and pa[shared] == pb[shared]:
         shared += 1

@@ -20,15 +20,26 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from functools import cache
+from typing import TYPE_CHECKING
 
 from ..page.ansi import strip_ansi
 from ..page.textsafe import plain_controls
 
-_GITHUB = MarkdownIt("commonmark")
-"""How the reader's renderer sees it: CommonMark with raw HTML on."""
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+
+@cache
+def _github() -> MarkdownIt:
+    """How the reader's renderer sees it: CommonMark with raw HTML on. Made on first use:
+    the CLI starts without markdown-it."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
 _BACKTICKS = re.compile(r"`+")
 _INLINE_SYNTAX = re.compile(r"([\\`*_\[\]<>!|&~#$])")
 """What can start inline syntax mid-line (GitHub's ``$`` math included); our own words
@@ -99,8 +110,8 @@ def message_markdown(text: str) -> str:
         return code_fence(text)
     written = text
     for _ in range(3):
-        tokens = _GITHUB.parse(text + "\n\n" + _SENTINEL)
-        if max(t.level for t in tokens) >= _GITHUB.options.maxNesting - 2:
+        tokens = _github().parse(text + "\n\n" + _SENTINEL)
+        if max(t.level for t in tokens) >= _github().options.maxNesting - 2:
             break  # markdown-it stops looking past its nesting limit; GitHub does not
         regions = _html_regions(tokens)
         closes = _ends_at_top_level(tokens)

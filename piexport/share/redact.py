@@ -27,12 +27,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from ..errors import PiexportError
-from ..page.parallel import forked_map
 from ..read.model import JSON, Diagnostic, Entry, Session, SessionHeader
+
+if TYPE_CHECKING:
+    RULES: tuple[Rule, ...]
 
 __all__ = [
     "RULES",
@@ -125,240 +127,263 @@ _CONFIG_LINE = "".join(
 """A config line in any case (YAML, .ini, .properties, .npmrc) whose key holds a secret
 word and whose value is the rest of the line."""
 
-RULES: tuple[Rule, ...] = (
-    # provider formats first: when two rules cover one span, the first names it
-    _rule(
-        "private-key",
-        r"-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]{0,16384}?-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----"
-        r"|[A-Za-z0-9+/=\s:,.-]{0,16384})",
-        "private",
-    ),
-    _rule(
-        "aws-access-key",
-        r"(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])",
-        "a3t akia asia abia acca",
-    ),
-    _rule(
-        "aws-secret-key",
-        r"(?i:aws)[\w.-]{0,20}?(?i:secret|sk)[\w.-]{0,20}(?:\\{0,7}[\"'])?[ \t]{0,3}[:=]{1,2}>?"
-        r"[ \t]{0,3}(?:\\{0,7}[\"'])?"
-        r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9+])",
-        "aws",
-    ),
-    _rule(
-        "github-token",
-        # the literal first, then the look-behind: the regex searches for 'gh' as fast as a
-        # keyword would, and one keyword stands for five
-        r"gh(?<![A-Za-z0-9]gh)[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
-        "gh",
-    ),
-    _rule(
-        "github-token",
-        r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9])",
-        "github_pat_",
-    ),
-    _rule(
-        "gitlab-token",
-        r"gl(?<![A-Za-z0-9]gl)(?:pat|dt|rt|ptt|cbt|ft|imt|agent|soat|oas)-"
-        r"[A-Za-z0-9_-]{20,}" + _END,
-        "gl",
-    ),
-    _rule("gitlab-token", r"(?<![A-Za-z0-9])GR1348941[A-Za-z0-9_-]{20,}" + _END, "gr1348941"),
-    _rule(
-        "anthropic-key",
-        r"(?<![A-Za-z0-9])sk-ant-[a-z]{2,6}\d{2}-[A-Za-z0-9_-]{20,}" + _END,
-        "sk-ant-",
-    ),
-    _rule(
-        "openai-key",
-        r"(?<![A-Za-z0-9])sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}"
-        + _END
-        + r"|(?<![A-Za-z0-9])sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}(?![A-Za-z0-9])"
-        r"|(?<![A-Za-z0-9])sk-[A-Za-z0-9]{48}(?![A-Za-z0-9])",
-        "sk-",
-    ),
-    _rule("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}" + _END, "aiza"),
-    _rule("google-oauth-secret", r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_-]{28}" + _END, "gocspx-"),
-    _rule(
-        "huggingface-token",
-        r"(?<![A-Za-z0-9])(?:hf_[A-Za-z0-9]{30,40}|api_org_[A-Za-z0-9]{30,40})(?![A-Za-z0-9])",
-        "hf_ api_org_",
-    ),
-    _rule("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-(?:\d+-)?[0-9A-Za-z-]{10,}" + _END, "xox"),
-    _rule(
-        "slack-token", r"(?<![A-Za-z0-9])xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+(?![A-Za-z0-9])", "xapp-"
-    ),
-    _rule(
-        "slack-webhook",
-        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",
-        "hooks.slack.com",
-    ),
-    _rule(
-        "stripe-key",
-        r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,99}(?![A-Za-z0-9])"
-        r"|(?<![A-Za-z0-9])whsec_[0-9A-Za-z]{24,}(?![A-Za-z0-9])",
-        "k_live_ k_test_ whsec_",
-    ),
-    _rule("npm-token", r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", "npm_"),
-    _rule("pypi-token", r"(?<![A-Za-z0-9])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}" + _END, "pypi-"),
-    _rule(
-        "sendgrid-key", r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END, "sg."
-    ),
-    _rule(
-        "digitalocean-token",
-        r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])",
-        "_v1_",
-    ),
-    _rule(
-        "jwt", r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", "eyj"
-    ),
-    _rule(
-        "telegram-bot-token",
-        r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}"
-        + _END
-        + r"|(?<=/bot)\d{3,15}:[A-Za-z0-9_-]{20,64}"
-        + _END,
-        ":aa /bot",
-    ),
-    # shapes
-    _rule(
-        "url-credentials",
-        r"://[^\s:/?#@\"'<>`]{1,128}:"
-        r"(?P<secret>[^\s/?#@\"'<>`]{1,256})@[A-Za-z0-9\[]",
-        "://",
-        generic=True,
-    ),
-    _rule(  # user:pass@host without a scheme (git remotes, rsync, proxies); ':' comes first
-        "url-credentials",
-        r":(?<=[A-Za-z0-9._%+-]:)(?<!mailto:)(?<!sip:)(?<!tel:)(?<!xmpp:)(?<!data:)"
-        r"(?P<secret>[^\s:/?#@\"'<>`]{3,256})@"
-        r"(?:localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8})(?![\w-])",
-        "@",
-        generic=True,
-    ),
-    _rule(
-        "auth-header",
-        r"(?<![A-Za-z0-9-])(?i:(?:proxy-)?authorization)(?:\\{0,7}[\"'])?[ \t]{0,3}[:=][ \t]{0,3}"
-        r"(?:\\{0,7}[\"'])?(?i:(?:bearer|basic|token|digest|bot|negotiate)[ \t]+)?"
-        r"(?!(?i:bearer|basic|token|digest|bot|negotiate)(?![\w-]))"  # a scheme, not a value
-        r"(?P<secret>[A-Za-z0-9._~+/=:-]{6,})",
-        "authorization",
-        generic=True,
-    ),
-    _rule(
-        "auth-header",
-        r"(?<![A-Za-z0-9-])(?i:x-api-key|x-auth-token|api-key|private-token|x-access-token)"
-        r"(?:\\{0,7}[\"'])?[ \t]{0,3}:[ \t]{0,3}(?:\\{0,7}[\"'])?"
-        r"(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
-        "x-api-key x-auth-token api-key private-token x-access-token",
-        generic=True,
-    ),
-    _rule(  # Cookie: / Set-Cookie: headers (the keyword, not a look-behind, comes first)
-        "cookie",
-        r"cookie(?:(?<![A-Za-z0-9-]cookie)|(?<=set-cookie)(?<![\w]set-cookie))"
-        r"(?:\\{0,7}[\"'])?:[ \t]{0,3}(?:\\{0,7}[\"'])?"
-        r"(?P<secret>[^\s;=\"'\\]{1,256}=[^\r\n\"'\\]{3,8192})",
-        "cookie: cookie\": cookie': cookie\\",
-        generic=True,
-        flags=re.IGNORECASE,
-    ),
-    _rule(  # curl -b 'name=value', --cookie "name=value"
-        "cookie",
-        r"-(?<![\w-]-)(?:b|-cookie)[ \t]+[\"'](?P<secret>[^\s;=\"']{1,256}=[^\n\"']{3,8192})[\"']",
-        "-b --cookie",
-        generic=True,
-    ),
-    _rule(  # --password=…, --db-password …, --api-key …, --client-secret …
-        "cli-secret",
-        r"--(?<![\w-]--)(?:[A-Za-z0-9]{1,20}[-_]){0,2}"
-        r"(?i:password|passwd|pass|token|secret|api-key|api_key|apikey|secret-key|access-key)"
-        r"(?:=|[ \t]+)(?P<q>[\"']?)(?!-)(?P<secret>[^\s\"'`]{3,512})(?P=q)",
-        "--",
-        generic=True,
-    ),
-    _rule(  # mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET
-        "cli-secret",
-        r"(?<![A-Za-z0-9])(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b"
-        r"[^\n|;&]{0,200}?[ \t]-p"
-        r"(?P<q>[\"']?)(?P<secret>[^\s\"'`|;&]{1,256})(?P=q)"
-        r"|(?<![A-Za-z0-9])sshpass(?:[ \t]+-[^p\s]\S{0,200}){0,4}[ \t]+-p[ \t]*(?P<q2>[\"']?)"
-        r"(?P<secret2>[^\s\"'`]{1,256})(?P=q2)"
-        r"|(?<![A-Za-z0-9])redis-cli(?:[ \t]+[^\s-]\S{0,200}|[ \t]+-[^a\s]\S{0,200}){0,8}"
-        r"[ \t]+-a[ \t]+"
-        r"(?P<q3>[\"']?)(?P<secret3>[^\s\"'`]{1,256})(?P=q3)",
-        "mysql mariadb sshpass redis-cli",
-        generic=True,
-    ),
-    _rule(  # curl -u user:password, --user, --proxy-user
-        "cli-secret",
-        r"-(?<![\w-]-)(?:u|-user|-proxy-user)(?:[ \t]+|=)(?P<q>[\"']?)"
-        r"(?!\d{1,10}:\d{1,10}(?![^\s\"'`]))[^\s:\"'`]{1,128}:(?P<secret>[^\s\"'`]{1,256})(?P=q)",
-        "-u",
-        generic=True,
-    ),
-    _rule(  # tokens in URL queries: ?access_token=…, &api_key=…, ?X-Amz-Signature=…
-        "url-token",
-        r"[?&](?i:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key"
-        r"|secret|client_secret|password|passwd|pwd|x-amz-signature|x-amz-security-token"
-        r"|x-goog-signature|sessionid|session_id)=(?P<secret>[^\s&#\"'`<>\\]{4,4096})",
-        "? &",  # one character is looked for faster than nine names
-        generic=True,
-    ),
-    _rule(  # names that are often not secrets: only a long value is one
-        "url-token",
-        r"[?&](?i:key|code|sig|signature|auth|pass|session|sid)="
-        r"(?P<secret>[A-Za-z0-9_.~+/%=-]{16,4096})(?![^\s&#\"'`<>\\])",
-        "? &",
-        generic=True,
-    ),
-    _rule(  # form bodies and arguments: -d 'user=admin&password=…', … password=…
-        "url-token",
-        r"(?<![^\s'\"])(?i:password|passwd|pwd|access_token|refresh_token|client_secret|api_key"
-        r"|apikey)=(?P<secret>(?=[^\s&#\"'`<>(){}\[\],;\\]{0,512}[0-9!@%^*+/~-])"
-        r"[^\s&#\"'`<>(){}\[\],;\\]{4,512})",
-        "password= passwd= pwd= access_token= refresh_token= client_secret= api_key= apikey=",
-        generic=True,
-    ),
-    _rule(
-        "secret-assignment",
-        _SECRET_WORDS + r"[A-Z0-9_]{0,20}[ \t]{0,3}(?::=|=|:[ \t])[ \t]{0,3}"
-        r"(?P<q>(?:\\{0,7}[\"'])?)(?P<secret>[^\s\"'`\\]{4,8192})(?P=q)",
-        _WORDS_KEYS,
-        generic=True,
-    ),
-    _rule(
-        "secret-assignment",
-        r"(?P<kq>[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
-        r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
-        _WORDS_KEYS,
-        generic=True,
-        flags=re.IGNORECASE,
-    ),
-    _rule(  # the same inside a string: {\"password\":\"…\"} (escaped once, twice, thrice)
-        "secret-assignment",
-        r"(?P<kq>\\{1,7}[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)[:=]>?\s{0,3}"
-        r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
-        "\\\": \\': \\\"= \\'=",
-        generic=True,
-        flags=re.IGNORECASE,
-    ),
-    _rule(
-        "secret-assignment",
-        _SECRET_WORDS_LOWER
-        + r"[ \t]{0,3}[:=][ \t]{0,3}(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
-        _WORDS_KEYS,
-        generic=True,
-    ),
-    _rule(
-        "secret-assignment",
-        _CONFIG_LINE,
-        _WORDS_KEYS,
-        generic=True,
-        flags=re.IGNORECASE | re.MULTILINE,
-        lines=_SECRET_WORDS_LOWER + r"[\w.-]{0,20}[ \t]*(?::[ \t]|=)",
-    ),
-)
+
+@cache
+def builtin_rules() -> tuple[Rule, ...]:
+    """The built-in rules, compiled on first use: the CLI starts without compiling them."""
+    return (
+        # provider formats first: when two rules cover one span, the first names it
+        _rule(
+            "private-key",
+            r"-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:[\s\S]{0,16384}?-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----"
+            r"|[A-Za-z0-9+/=\s:,.-]{0,16384})",
+            "private",
+        ),
+        _rule(
+            "aws-access-key",
+            r"(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])",
+            "a3t akia asia abia acca",
+        ),
+        _rule(
+            "aws-secret-key",
+            r"(?i:aws)[\w.-]{0,20}?(?i:secret|sk)[\w.-]{0,20}(?:\\{0,7}[\"'])?[ \t]{0,3}[:=]{1,2}>?"
+            r"[ \t]{0,3}(?:\\{0,7}[\"'])?"
+            r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9+])",
+            "aws",
+        ),
+        _rule(
+            "github-token",
+            # the literal first, then the look-behind: the regex searches for 'gh' as fast as a
+            # keyword would, and one keyword stands for five
+            r"gh(?<![A-Za-z0-9]gh)[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+            "gh",
+        ),
+        _rule(
+            "github-token",
+            r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9])",
+            "github_pat_",
+        ),
+        _rule(
+            "gitlab-token",
+            r"gl(?<![A-Za-z0-9]gl)(?:pat|dt|rt|ptt|cbt|ft|imt|agent|soat|oas)-"
+            r"[A-Za-z0-9_-]{20,}" + _END,
+            "gl",
+        ),
+        _rule("gitlab-token", r"(?<![A-Za-z0-9])GR1348941[A-Za-z0-9_-]{20,}" + _END, "gr1348941"),
+        _rule(
+            "anthropic-key",
+            r"(?<![A-Za-z0-9])sk-ant-[a-z]{2,6}\d{2}-[A-Za-z0-9_-]{20,}" + _END,
+            "sk-ant-",
+        ),
+        _rule(
+            "openai-key",
+            r"(?<![A-Za-z0-9])sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}"
+            + _END
+            + r"|(?<![A-Za-z0-9])sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}(?![A-Za-z0-9])"
+            r"|(?<![A-Za-z0-9])sk-[A-Za-z0-9]{48}(?![A-Za-z0-9])",
+            "sk-",
+        ),
+        _rule("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}" + _END, "aiza"),
+        _rule("google-oauth-secret", r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_-]{28}" + _END, "gocspx-"),
+        _rule(
+            "huggingface-token",
+            r"(?<![A-Za-z0-9])(?:hf_[A-Za-z0-9]{30,40}|api_org_[A-Za-z0-9]{30,40})(?![A-Za-z0-9])",
+            "hf_ api_org_",
+        ),
+        _rule(
+            "slack-token", r"(?<![A-Za-z0-9])xox[abposre]-(?:\d+-)?[0-9A-Za-z-]{10,}" + _END, "xox"
+        ),
+        _rule(
+            "slack-token",
+            r"(?<![A-Za-z0-9])xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+(?![A-Za-z0-9])",
+            "xapp-",
+        ),
+        _rule(
+            "slack-webhook",
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",
+            "hooks.slack.com",
+        ),
+        _rule(
+            "stripe-key",
+            r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,99}(?![A-Za-z0-9])"
+            r"|(?<![A-Za-z0-9])whsec_[0-9A-Za-z]{24,}(?![A-Za-z0-9])",
+            "k_live_ k_test_ whsec_",
+        ),
+        _rule("npm-token", r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", "npm_"),
+        _rule(
+            "pypi-token", r"(?<![A-Za-z0-9])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}" + _END, "pypi-"
+        ),
+        _rule(
+            "sendgrid-key",
+            r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END,
+            "sg.",
+        ),
+        _rule(
+            "digitalocean-token",
+            r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])",
+            "_v1_",
+        ),
+        _rule(
+            "jwt",
+            r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+            "eyj",
+        ),
+        _rule(
+            "telegram-bot-token",
+            r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}"
+            + _END
+            + r"|(?<=/bot)\d{3,15}:[A-Za-z0-9_-]{20,64}"
+            + _END,
+            ":aa /bot",
+        ),
+        # shapes
+        _rule(
+            "url-credentials",
+            r"://[^\s:/?#@\"'<>`]{1,128}:"
+            r"(?P<secret>[^\s/?#@\"'<>`]{1,256})@[A-Za-z0-9\[]",
+            "://",
+            generic=True,
+        ),
+        _rule(  # user:pass@host without a scheme (git remotes, rsync, proxies); ':' comes first
+            "url-credentials",
+            r":(?<=[A-Za-z0-9._%+-]:)(?<!mailto:)(?<!sip:)(?<!tel:)(?<!xmpp:)(?<!data:)"
+            r"(?P<secret>[^\s:/?#@\"'<>`]{3,256})@"
+            r"(?:localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8})(?![\w-])",
+            "@",
+            generic=True,
+        ),
+        _rule(
+            "auth-header",
+            r"(?<![A-Za-z0-9-])(?i:(?:proxy-)?authorization)"
+            r"(?:\\{0,7}[\"'])?[ \t]{0,3}[:=][ \t]{0,3}"
+            r"(?:\\{0,7}[\"'])?(?i:(?:bearer|basic|token|digest|bot|negotiate)[ \t]+)?"
+            r"(?!(?i:bearer|basic|token|digest|bot|negotiate)(?![\w-]))"  # a scheme, not a value
+            r"(?P<secret>[A-Za-z0-9._~+/=:-]{6,})",
+            "authorization",
+            generic=True,
+        ),
+        _rule(
+            "auth-header",
+            r"(?<![A-Za-z0-9-])(?i:x-api-key|x-auth-token|api-key|private-token|x-access-token)"
+            r"(?:\\{0,7}[\"'])?[ \t]{0,3}:[ \t]{0,3}(?:\\{0,7}[\"'])?"
+            r"(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
+            "x-api-key x-auth-token api-key private-token x-access-token",
+            generic=True,
+        ),
+        _rule(  # Cookie: / Set-Cookie: headers (the keyword, not a look-behind, comes first)
+            "cookie",
+            r"cookie(?:(?<![A-Za-z0-9-]cookie)|(?<=set-cookie)(?<![\w]set-cookie))"
+            r"(?:\\{0,7}[\"'])?:[ \t]{0,3}(?:\\{0,7}[\"'])?"
+            r"(?P<secret>[^\s;=\"'\\]{1,256}=[^\r\n\"'\\]{3,8192})",
+            "cookie: cookie\": cookie': cookie\\",
+            generic=True,
+            flags=re.IGNORECASE,
+        ),
+        _rule(  # curl -b 'name=value', --cookie "name=value"
+            "cookie",
+            r"-(?<![\w-]-)(?:b|-cookie)[ \t]+[\"']"
+            r"(?P<secret>[^\s;=\"']{1,256}=[^\n\"']{3,8192})[\"']",
+            "-b --cookie",
+            generic=True,
+        ),
+        _rule(  # --password=…, --db-password …, --api-key …, --client-secret …
+            "cli-secret",
+            r"--(?<![\w-]--)(?:[A-Za-z0-9]{1,20}[-_]){0,2}"
+            r"(?i:password|passwd|pass|token|secret|api-key|api_key|apikey|secret-key|access-key)"
+            r"(?:=|[ \t]+)(?P<q>[\"']?)(?!-)(?P<secret>[^\s\"'`]{3,512})(?P=q)",
+            "--",
+            generic=True,
+        ),
+        _rule(  # mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET
+            "cli-secret",
+            r"(?<![A-Za-z0-9])(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b"
+            r"[^\n|;&]{0,200}?[ \t]-p"
+            r"(?P<q>[\"']?)(?P<secret>[^\s\"'`|;&]{1,256})(?P=q)"
+            r"|(?<![A-Za-z0-9])sshpass(?:[ \t]+-[^p\s]\S{0,200}){0,4}[ \t]+-p[ \t]*(?P<q2>[\"']?)"
+            r"(?P<secret2>[^\s\"'`]{1,256})(?P=q2)"
+            r"|(?<![A-Za-z0-9])redis-cli(?:[ \t]+[^\s-]\S{0,200}|[ \t]+-[^a\s]\S{0,200}){0,8}"
+            r"[ \t]+-a[ \t]+"
+            r"(?P<q3>[\"']?)(?P<secret3>[^\s\"'`]{1,256})(?P=q3)",
+            "mysql mariadb sshpass redis-cli",
+            generic=True,
+        ),
+        _rule(  # curl -u user:password, --user, --proxy-user
+            "cli-secret",
+            r"-(?<![\w-]-)(?:u|-user|-proxy-user)(?:[ \t]+|=)(?P<q>[\"']?)"
+            r"(?!\d{1,10}:\d{1,10}(?![^\s\"'`]))[^\s:\"'`]{1,128}:(?P<secret>[^\s\"'`]{1,256})(?P=q)",
+            "-u",
+            generic=True,
+        ),
+        _rule(  # tokens in URL queries: ?access_token=…, &api_key=…, ?X-Amz-Signature=…
+            "url-token",
+            r"[?&](?i:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key"
+            r"|secret|client_secret|password|passwd|pwd|x-amz-signature|x-amz-security-token"
+            r"|x-goog-signature|sessionid|session_id)=(?P<secret>[^\s&#\"'`<>\\]{4,4096})",
+            "? &",  # one character is looked for faster than nine names
+            generic=True,
+        ),
+        _rule(  # names that are often not secrets: only a long value is one
+            "url-token",
+            r"[?&](?i:key|code|sig|signature|auth|pass|session|sid)="
+            r"(?P<secret>[A-Za-z0-9_.~+/%=-]{16,4096})(?![^\s&#\"'`<>\\])",
+            "? &",
+            generic=True,
+        ),
+        _rule(  # form bodies and arguments: -d 'user=admin&password=…', … password=…
+            "url-token",
+            r"(?<![^\s'\"])(?i:password|passwd|pwd|access_token|refresh_token|client_secret|api_key"
+            r"|apikey)=(?P<secret>(?=[^\s&#\"'`<>(){}\[\],;\\]{0,512}[0-9!@%^*+/~-])"
+            r"[^\s&#\"'`<>(){}\[\],;\\]{4,512})",
+            "password= passwd= pwd= access_token= refresh_token= client_secret= api_key= apikey=",
+            generic=True,
+        ),
+        _rule(
+            "secret-assignment",
+            _SECRET_WORDS + r"[A-Z0-9_]{0,20}[ \t]{0,3}(?::=|=|:[ \t])[ \t]{0,3}"
+            r"(?P<q>(?:\\{0,7}[\"'])?)(?P<secret>[^\s\"'`\\]{4,8192})(?P=q)",
+            _WORDS_KEYS,
+            generic=True,
+        ),
+        _rule(
+            "secret-assignment",
+            r"(?P<kq>[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
+            r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
+            _WORDS_KEYS,
+            generic=True,
+            flags=re.IGNORECASE,
+        ),
+        _rule(  # the same inside a string: {\"password\":\"…\"} (escaped once, twice, thrice)
+            "secret-assignment",
+            r"(?P<kq>\\{1,7}[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)[:=]>?\s{0,3}"
+            r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
+            "\\\": \\': \\\"= \\'=",
+            generic=True,
+            flags=re.IGNORECASE,
+        ),
+        _rule(
+            "secret-assignment",
+            _SECRET_WORDS_LOWER
+            + r"[ \t]{0,3}[:=][ \t]{0,3}(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
+            _WORDS_KEYS,
+            generic=True,
+        ),
+        _rule(
+            "secret-assignment",
+            _CONFIG_LINE,
+            _WORDS_KEYS,
+            generic=True,
+            flags=re.IGNORECASE | re.MULTILINE,
+            lines=_SECRET_WORDS_LOWER + r"[\w.-]{0,20}[ \t]*(?::[ \t]|=)",
+        ),
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RULES":  # the old module constant, kept for callers
+        return builtin_rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _PLACEHOLDER = re.compile(
     r"""^(?:
@@ -521,7 +546,7 @@ class Redactor:
     and ``key``, never on the page, so they agree across a whole site.
     """
 
-    rules: tuple[Rule, ...] = RULES
+    rules: tuple[Rule, ...] = field(default_factory=builtin_rules)
     allow: frozenset[str] = frozenset()
     """Exact strings never redacted (after normalisation)."""
     key: str = ""
@@ -559,7 +584,7 @@ class Redactor:
                 msg = f"bad redaction pattern {regex!r}: it matches the empty string"
                 raise RedactionError(msg)
             extra.append(Rule(_rule_name(name), compiled))
-        rules = (RULES if builtin else ()) + tuple(extra)
+        rules = (builtin_rules() if builtin else ()) + tuple(extra)
         return cls(rules=rules, allow=frozenset(allow), key=key)
 
     def fingerprint(self) -> str:
@@ -773,6 +798,8 @@ class Redactor:
         def line_end(pos: int) -> int:
             return text.find("\n", pos) + 1 or len(text)
 
+        from ..page.parallel import forked_map  # here: the CLI starts without multiprocessing
+
         cuts = _slices(len(text), line_end)
         found = forked_map(
             lambda i: self._scan_piece(text[cuts[i] : cuts[i + 1]]), len(cuts) - 1, workers
@@ -796,6 +823,8 @@ class Redactor:
                 f.seek(cuts[i])
                 data = f.read(cuts[i + 1] - cuts[i])
             return self._scan_piece(data.decode("utf-8", "surrogateescape"))
+
+        from ..page.parallel import forked_map
 
         return _by_rule(forked_map(scan, len(cuts) - 1, workers))
 
