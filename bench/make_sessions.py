@@ -85,6 +85,22 @@ class Writer:
         self.ids.append(eid)
         return eid
 
+    def tool_result(
+        self, parent: str, cid: str, tool: str, out: str, error_rate: float, details: object
+    ) -> str:
+        """A tool's result entry: failed with ``error_rate``, with ``details`` when any."""
+        result: dict[str, object] = {
+            "role": "toolResult",
+            "toolCallId": cid,
+            "toolName": tool,
+            "content": [{"type": "text", "text": out}],
+            "isError": self.rng.random() < error_rate,
+            "timestamp": self.ms(),
+        }
+        if details:
+            result["details"] = details
+        return self.add(parent, "message", message=result)
+
     def prose(self, n: int) -> str:
         """Model prose: sentences, now and then a file name or call in backticks."""
         out = []
@@ -243,17 +259,7 @@ def make_session(entries: int, seed: int = 1, cwd: str = "/home/bench/project") 
                 out = "\n".join(
                     f"src/{rng.choice(WORDS)}_{i}.py" for i in range(rng.randint(3, 60))
                 )
-            result: dict[str, object] = {
-                "role": "toolResult",
-                "toolCallId": cid,
-                "toolName": tool,
-                "content": [{"type": "text", "text": out}],
-                "isError": rng.random() < 0.05,
-                "timestamp": w.ms(),
-            }
-            if details:
-                result["details"] = details
-            leaf = w.add(leaf, "message", message=result)
+            leaf = w.tool_result(leaf, cid, tool, out, 0.05, details)
         leaf = w.add(
             leaf,
             "message",
@@ -466,17 +472,7 @@ def make_real_session(seed: int, target_bytes: int = 3_500_000) -> bytes:
             say = {"type": "text", "text": w.prose(rng.randint(3, 25))}
             call = {"type": "toolCall", "id": cid, "name": tool, "arguments": args}
             leaf = assistant([thinking, say, call], "toolUse")
-            result: dict[str, object] = {
-                "role": "toolResult",
-                "toolCallId": cid,
-                "toolName": tool,
-                "content": [{"type": "text", "text": out}],
-                "isError": rng.random() < 0.03,
-                "timestamp": w.ms(),
-            }
-            if details:
-                result["details"] = details
-            leaf = w.add(leaf, "message", message=result)
+            leaf = w.tool_result(leaf, cid, tool, out, 0.03, details)
         leaf = assistant([{"type": "text", "text": w.answer(rng.randint(10, 80))}], "stop")
         size = sum(len(line) + 1 for line in w.lines)
     return orjson.dumps(header) + b"\n" + b"\n".join(w.lines) + b"\n"
