@@ -1173,7 +1173,7 @@ def test_no_shortening_cuts_a_token(runner: CliRunner, tmp_path: Path, make_sess
 
 
 def test_shorten_never_leaves_half_a_token() -> None:
-    from piexport.share.redact import shorten
+    from piexport.share.cut import shorten
 
     token = Redactor.create().token("github-token", GHP)
     text = "a" * 30 + token + "b" * 30

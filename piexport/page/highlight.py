@@ -25,6 +25,7 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from ..deadline import bounded, can_stop
+from ..share.cut import shorten
 from . import colourcache
 from .textsafe import reveal_controls
 
@@ -210,8 +211,6 @@ def highlight_block(
     """A ``<pre>`` block; the language comes from a name or a file path, never a guess."""
     lexer = lexer_for_path(path) if path else lexer_by_name(lang)
     body = highlight_code(code, lexer, budget)
-    from ..share.redact import shorten  # here: redact imports parallel, which imports this module
-
     tag = f' data-lang="{escape(shorten(lang, 40, ""))}"' if lang else ""
     return f'<pre class="hl"{tag}><code>{body}</code></pre>\n'
 

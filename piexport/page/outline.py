@@ -13,7 +13,7 @@ from typing import Any
 from ..read.jsonutil import dumps, finite_number
 from ..read.model import Entry, Session, content_text
 from ..read.tree import flatten
-from ..share.redact import shorten
+from ..share.cut import shorten
 from .textsafe import plain_controls
 
 MAX_SUMMARY = 200

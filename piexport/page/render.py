@@ -25,7 +25,7 @@ from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import timestamp_ms
 from ..report.branches import figures_line
 from ..report.files import files_touched
-from ..share.redact import safe_cut
+from ..share.cut import safe_cut
 from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
 from .branches import branch_panel

@@ -18,7 +18,7 @@ from ..read.model import Entry, Session
 from ..read.tree import Row, flatten
 from ..report.branches import branch_summaries
 from ..report.stats import Figures, file_figures, path_figures
-from ..share.redact import shorten
+from ..share.cut import shorten
 from .outline import entry_summary, pair_tool_results, tool_calls_by_id
 
 _SAFE_ID = re.compile(r"^(?!x[0-9a-f]{12})[A-Za-z0-9_.:~-]{1,64}$")

@@ -21,7 +21,7 @@ from typing import IO, Any
 import orjson
 
 from ..errors import InputError
-from ..share.redact import shorten
+from ..share.cut import shorten
 from .jsonutil import MAX_DEPTH, OddNumber, cap_depth, dumps, finite_number, may_nest_deeply
 from .migrate import CURRENT_VERSION, migrate
 from .model import JSON, Diagnostic, Entry, Session, SessionHeader

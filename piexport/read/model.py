@@ -11,6 +11,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from ..share.cut import safe_cut
+
 JSON: TypeAlias = dict[str, Any]
 
 EntryType = Literal[
@@ -216,8 +218,6 @@ def short_title(text: str, limit: int = TITLE_CHARS) -> str:
     flat = " ".join(line.split())
     if len(flat) <= limit:
         return flat
-    from ..share.redact import safe_cut  # model is imported by redact
-
     cut = flat[:limit]
     space = cut.rfind(" ")
     if space >= limit // 2:

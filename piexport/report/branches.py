@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import flatten
-from ..share.redact import shorten
+from ..share.cut import shorten
 from .stats import Figures, compute_figures
 
 LINE_CHARS = 160

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 from ..read.model import JSON, Session, content_text
 from ..read.tree import timestamp_ms
-from ..share.redact import shorten
+from ..share.cut import shorten
 from .mdsafe import code_fence, inline_text
 from .stats import Figures, compute_figures, file_figures
 

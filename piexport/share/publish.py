@@ -26,9 +26,10 @@ from ..page.outline import terminal_safe
 from ..read.model import Session
 from ..read.selection import Selection
 from ..site.build import page_name
+from .cut import shorten
 from .gist import GistError, check_gh, create_gist, delete_gist, gist_id_from
 from .log import ShareLog, ShareRecord, now_iso
-from .redact import Redactor, shorten
+from .redact import Redactor
 
 __all__ = ["ShareResult", "revoke", "share", "viewer_link"]
 

@@ -32,6 +32,7 @@ from urllib.parse import unquote
 
 from ..errors import PiexportError
 from ..read.model import JSON, Diagnostic, Entry, Session, SessionHeader
+from .cut import TOKEN as _TOKEN
 
 if TYPE_CHECKING:
     RULES: tuple[Rule, ...]
@@ -957,8 +958,6 @@ def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
             yield m
 
 
-_TOKEN = re.compile(r"\\?\[REDACTED:[a-z0-9-]{1,40}:[0-9a-f]{8}\\?\]")
-"""One of our tokens, also as Markdown text escapes it (``\\[REDACTED:…\\]``)."""
 _PERCENT_LINE = re.compile(r"^.*%[0-9A-Fa-f]{2}.*$", re.MULTILINE)
 _SCAN_SLICE = 2_000_000
 """Characters (bytes, in a written page) the gate scans at a time, up to the next line end."""
@@ -971,33 +970,6 @@ _BLOCK_TAG = re.compile(
 )
 """The end of a block (the page's markup is ours, lower case, and every block it shows is
 closed), and line and rule breaks."""
-
-
-def safe_cut(text: str, end: int) -> int:
-    """The largest offset ``<= end`` that does not fall inside a redaction token: where to
-    cut ``text`` so that no ``[REDACTED:…]`` is left half (a half token is not ours, and the
-    gate would read ``KEY=[RE…`` as a secret)."""
-    if end <= 0 or end >= len(text) or "[" not in text:
-        return max(0, min(end, len(text)))
-    lo = max(0, end - _TOKEN_MAX)
-    for m in _TOKEN.finditer(text, lo, min(len(text), end + _TOKEN_MAX)):
-        if m.start() < end < m.end():
-            return m.start()
-    return end
-
-
-def shorten(text: str, limit: int, mark: str = "…", *, strip: bool = False) -> str:
-    """``text`` cut to at most ``limit`` characters with ``mark`` at the end, never inside a
-    redaction token (every shortening of session text goes through this)."""
-    if len(text) <= limit:
-        return text
-    head = text[: safe_cut(text, max(0, limit - len(mark)))]
-    return (head.rstrip() if strip else head) + mark
-
-
-_TOKEN_MAX = 62
-"""No redaction token is longer (``[REDACTED:`` + a 40-character rule + ``:`` + 8 + ``]``, and
-two backslashes where Markdown escapes the brackets)."""
 
 
 def _rule_name(name: str) -> str:

@@ -33,7 +33,7 @@ from ..report.usage import session_usage
 from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
-from ..share.redact import shorten
+from ..share.cut import shorten
 
 MANIFEST = ".piexport-manifest.json"
 MANIFEST_VERSION = 1
