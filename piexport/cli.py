@@ -7,7 +7,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -20,11 +20,11 @@ from .read.jsonutil import dumps
 from .read.loader import load_session
 from .read.model import Session
 from .read.selection import Selection, SelectionError, sharing_notice
-from .report.branches import branches_json, branches_text, find_leaf
-from .report.formats import session_json, session_markdown
 from .report.summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
 from .search.records import FIELDS
-from .share.redact import RedactionError, Redactor, load_redact_config, redaction_report
+
+if TYPE_CHECKING:  # the redaction rules load only for commands that redact
+    from .share.redact import Redactor
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -182,6 +182,8 @@ def _redactor(
     """The Redactor the options ask for, or None; a bad pattern is a usage error (exit 2)."""
     if not (redact or patterns or config):
         return None
+    from .share.redact import RedactionError, Redactor, load_redact_config
+
     named = [("custom", p) for p in patterns]
     allowed, key = list(allow), ""
     try:
@@ -215,6 +217,8 @@ def _selection(
 
 def _redaction_line(redactor: Redactor | None, counts: Mapping[str, int]) -> None:
     if redactor is not None:
+        from .share.redact import redaction_report
+
         click.echo(redaction_report(counts), err=True)
 
 
@@ -579,6 +583,8 @@ def render_command(
     --no-thinking, --no-tool-output, --no-images, --only-context); the page says which."""
     from .page.export import RenderOptions, check_output, export_session, share_session
     from .page.render import render_session
+    from .report.formats import session_json, session_markdown
+    from .share.redact import RedactionError
 
     if out is None:
         out = Path(("session" if file == "-" else Path(file).stem) + "." + fmt)
@@ -656,6 +662,7 @@ def summary_command(
 ) -> None:
     """Print a run's summary for CI: Markdown for the job page, or JSON figures."""
     from .page.export import check_output, share_session
+    from .share.redact import RedactionError
 
     session = _load(file)
     if leaf_id is not None and leaf_id not in session.by_id:
@@ -687,6 +694,8 @@ def summary_command(
 @strict_option
 def branches_command(file: str, fmt: str, strict: bool) -> None:
     """Print every branch (leaf) with its figures from where it forks off the current one."""
+    from .report.branches import branches_json, branches_text
+
     session = _load(file)
     if fmt == "json":
         click.echo(dumps(branches_json(session)))
@@ -704,6 +713,7 @@ def branches_command(file: str, fmt: str, strict: bool) -> None:
 @strict_option
 def compare_command(file: str, leaf_a: str, leaf_b: str, fmt: str, strict: bool) -> None:
     """Compare two branches (leaf ids or labels): turns aligned, figures, files, diffs."""
+    from .report.branches import find_leaf
     from .report.compare import compare, compare_markdown
 
     session = _load(file)

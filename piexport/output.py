@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -28,6 +27,8 @@ def write_atomic(
     ``os.replace`` is a rename on one file system; ``BaseException`` covers Ctrl-C and a
     failing generator.
     """
+    import tempfile  # here: a command that writes nothing (--version, info) does not load it
+
     parts = (text,) if isinstance(text, str) else text
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

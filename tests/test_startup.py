@@ -23,6 +23,11 @@ HEAVY = (
     "piexport.page.highlight",
     "piexport.page.export",
     "piexport.site.build",
+    # not heavy, but not what printing facts needs either (they cost ~20 ms together)
+    "piexport.share.redact",
+    "piexport.page.view",
+    "piexport.report.branches",
+    "tempfile",
 )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 
 _BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C]
 _INVISIBLE = [0x200B, 0x200C, 0x200D, 0x2060, *range(0x2061, 0x2065), 0xFEFF, 0xFFFE, 0xFFFF]
@@ -57,8 +58,18 @@ SELECTORS = frozenset(chr(c) for c in _SELECTORS)
 HIDDEN = frozenset(INVISIBLE_RENDERING | {chr(c) for c in [*_CONTROLS, 0x0D]})
 """Every character the tables below replace (CR included; selectors only where marked)."""
 _ALL = [*_BIDI, *_INVISIBLE, *_TAGS, *_BLANK, *_SELECTORS, *_CONTROLS, 0x0D]
-_MARKUP = {c: f'<span class="ctl" title="U+{c:04X}">{_label(c)}</span>' for c in _ALL}
-_PLAIN = {c: _label(c) for c in _ALL}
+
+
+@cache
+def _markup() -> dict[int, str]:
+    """What each hidden character becomes in a page (built on first use: ~4,000 entries)."""
+    return {c: f'<span class="ctl" title="U+{c:04X}">{_label(c)}</span>' for c in _ALL}
+
+
+@cache
+def _plain() -> dict[int, str]:
+    """What each hidden character becomes in text (a terminal, a title, a snippet)."""
+    return {c: _label(c) for c in _ALL}
 
 
 def _char_class(chars: frozenset[str]) -> str:
@@ -124,9 +135,9 @@ def reveal_controls(escaped_html: str) -> str:
     """
     if not _has_hidden(escaped_html):
         return escaped_html  # the usual case: a regex scan is far faster than translate
-    return _translate(escaped_html, _MARKUP)
+    return _translate(escaped_html, _markup())
 
 
 def plain_controls(text: str) -> str:
     """The same markers as plain text, for attribute values and plain-text outputs."""
-    return _translate(text, _PLAIN) if _has_hidden(text) else text
+    return _translate(text, _plain()) if _has_hidden(text) else text

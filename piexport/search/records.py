@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..page.ansi import strip_ansi
-from ..page.view import dom_ids
 from ..read.jsonutil import finite_number
 from ..read.model import Entry, Session, content_text
 from ..read.tree import timestamp_ms
@@ -151,6 +150,8 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
 
 def session_records(session: Session, fields: frozenset[str] | None = None) -> list[Record]:
     """Every searchable part of every entry, in file order (all branches)."""
+    from ..page.view import dom_ids  # here: the CLI reads FIELDS without loading the view
+
     doms = dom_ids(session)
     out: list[Record] = []
     model = ""
