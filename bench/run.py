@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -209,14 +210,32 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
 
 def timed_cpu(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall time and CPU time (of the process and everything it waited for)."""
+    wall, cpu, _peak = timed_peak(cmd, env)
+    return wall, cpu
+
+
+def timed_peak(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float]:
+    """Wall time, CPU time, and peak memory in MB (PSS of the process and its workers
+    together, sampled every 100 ms)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=CACHE, env=env)
-    if done.returncode != 0:  # a figure from a failed run would be a lie
-        sys.exit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
+    proc = subprocess.Popen(
+        cmd, cwd=CACHE, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    errors: list[str] = []
+    reader = threading.Thread(target=lambda: errors.append(proc.stderr.read()), daemon=True)
+    reader.start()  # a full stderr pipe must never stall the run being timed
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _pss_kb(proc.pid))
+        time.sleep(0.1)
     wall = time.perf_counter() - start
+    reader.join()
+    if proc.returncode != 0:  # a figure from a failed run would be a lie
+        sys.exit(f"failed: {' '.join(cmd)}\n{''.join(errors)[-2000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, peak / 1024
 
 
 def hostile(out_dir: Path) -> None:
@@ -339,13 +358,14 @@ def main() -> None:
         shutil.rmtree(site, ignore_errors=True)
         cli = [sys.executable, "-m", "piexport", "site", str(root), "-o", str(site), "-q"]
         mb = sum(p.stat().st_size for p in root.rglob("*.jsonl")) / 1e6
-        first, first_cpu = timed_cpu(cli, cold_cache())
+        first, first_cpu, first_mb = timed_peak(cli, cold_cache())
         again = timed(cli, warm_cache())
         forced, forced_cpu = timed_cpu([*cli, "--force"], warm_cache())
         bare = timed([sys.executable, "-c", "import piexport.cli"])
         print(
             f"archive 500 sessions / 20 projects, {mb:.0f} MB: first build {first:.2f} s "
-            f"({mb / first:.1f} MB/s, {first_cpu:.0f} CPU s), no-change rebuild {again:.2f} s "
+            f"({mb / first:.1f} MB/s, {first_cpu:.0f} CPU s, peak {first_mb:.0f} MB), "
+            f"no-change rebuild {again:.2f} s "
             f"(interpreter + import alone {bare:.2f} s), --force rebuild with the colour cache "
             f"warm {forced:.2f} s ({mb / forced:.1f} MB/s, {forced_cpu:.0f} CPU s)"
         )
