@@ -14,7 +14,8 @@ On the bench archive (``make_archive``: 500 sessions in 20 projects, about 200 M
 - query latency in Debian's Chromium from file://, measured in the page (search.js sets
   ``data-search-ms`` on <html> when a query's first page of results is drawn): cold, the
   query in ``?q=`` of a freshly opened page in a new browser context (loading meta, entries,
-  shards and texts included); warm, the same query typed again ``--repeats`` times.
+  shards and texts included; the median of ``--cold`` such runs); warm, the same query
+  typed again ``--repeats`` times.
 
 With ``--lunr``, the same records (read back from the built index) go into a lunr.py index
 serialised for lunr.js, on the first ``--lunr-sessions`` sessions (lunr.py is pure Python and
@@ -129,7 +130,7 @@ def _until_done(tab: object, n: int) -> float:
     return float(tab.evaluate("document.documentElement.dataset.searchMs"))  # type: ignore[attr-defined]
 
 
-def latency(out: Path, repeats: int) -> None:
+def latency(out: Path, repeats: int, cold_runs: int = 1) -> None:
     from playwright.sync_api import sync_playwright
 
     page = (out / "search.html").as_uri()
@@ -140,11 +141,17 @@ def latency(out: Path, repeats: int) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         for name, text in QUERIES:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            tab = context.new_page()
-            tab.goto(page + "?q=" + quote(text))
-            cold = _until_done(tab, 1)
-            since = tab.evaluate("performance.now()")
+            colds, sinces = [], []
+            context = None
+            for _ in range(max(1, cold_runs)):  # a new context each time: nothing cached
+                if context is not None:
+                    context.close()
+                context = browser.new_context(viewport={"width": 1280, "height": 900})
+                tab = context.new_page()
+                tab.goto(page + "?q=" + quote(text))
+                colds.append(_until_done(tab, 1))
+                sinces.append(tab.evaluate("performance.now()"))
+            cold, since = statistics.median(colds), statistics.median(sinces)
             warm = []
             for i in range(repeats):
                 tab.fill("#search-box", text)
@@ -288,6 +295,9 @@ def main() -> None:
     size.add_argument("--sessions", type=int, default=500)
     size.add_argument("--size-mb", type=float, help="an archive of about this many MB")
     parser.add_argument("--repeats", type=int, default=20, help="warm queries per query")
+    parser.add_argument(
+        "--cold", type=int, default=1, help="cold runs per query (the median is printed)"
+    )
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--no-build", action="store_true", help="reuse the last built site")
     parser.add_argument(
@@ -312,7 +322,7 @@ def main() -> None:
         )
     sizes(root, out)
     if not args.no_browser:
-        latency(out, args.repeats)
+        latency(out, args.repeats, args.cold)
     if args.lunr:
         lunr_compare(root, args.lunr_sessions)
 

@@ -92,10 +92,21 @@
     for (var i = 0; i + 1 < cps.length; i++) t.push(cps[i] + cps[i + 1]);
     return t;
   }
-  function termShard(term, shards) {
-    var h = 0x811c9dc5, cps = Array.from(term).slice(0, 2);
+  function has(obj, key) { return Object.prototype.hasOwnProperty.call(obj, key); }
+  function shardKey(cps, split) {  // tokens.shard_key, over code points
+    var k = 2;
+    while (cps.length > k && has(split, cps.slice(0, k).join(""))) k++;
+    return cps.slice(0, k);
+  }
+  function termShard(term, shards, split) {  // tokens.term_shard
+    var h = 0x811c9dc5, cps = shardKey(Array.from(term), split || {});
     for (var i = 0; i < cps.length; i++) h = Math.imul(h ^ cps[i].codePointAt(0), 0x01000193) >>> 0;
     return h % shards;
+  }
+  function prefixShards(stem, shards, split) {  // tokens.prefix_shards
+    var cps = Array.from(stem);
+    if (shardKey(cps, split).length === cps.length && has(split, stem)) return split[stem];
+    return [termShard(stem, shards, split)];
   }
   function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
 
@@ -159,7 +170,7 @@
   function termSet(term) {  // record numbers holding one term
     var key = "=" + term;
     if (postingCache.has(key)) return postingCache.get(key);
-    var shard = data.terms[termShard(term, data.meta.shards)];
+    var shard = data.terms[termShard(term, data.meta.shards, data.meta.split)];
     var set = shard && Object.prototype.hasOwnProperty.call(shard, term) ? postings(shard[term]) : [];
     postingCache.set(key, set);
     return set;
@@ -167,9 +178,12 @@
   function prefixSet(stem) {
     var key = "*" + stem;
     if (postingCache.has(key)) return postingCache.get(key);
-    var shard = data.terms[termShard(stem, data.meta.shards)] || {}, all = new Set();
-    Object.keys(shard).forEach(function (t) {
-      if (t.lastIndexOf(stem, 0) === 0) postings(shard[t]).forEach(function (n) { all.add(n); });
+    var all = new Set();
+    prefixShards(stem, data.meta.shards, data.meta.split || {}).forEach(function (n) {
+      var shard = data.terms[n] || {};
+      Object.keys(shard).forEach(function (t) {
+        if (t.lastIndexOf(stem, 0) === 0) postings(shard[t]).forEach(function (x) { all.add(x); });
+      });
     });
     var list = Array.from(all).sort(function (a, b) { return a - b; });
     postingCache.set(key, list);
@@ -188,7 +202,9 @@
   function shardsFor(q) {
     var need = {};
     q.words.forEach(function (w) {
-      (w.prefix ? [w.runs[0][0]] : w.terms).forEach(function (t) { need[termShard(t, data.meta.shards)] = true; });
+      var m = data.meta, split = m.split || {};
+      if (w.prefix) prefixShards(w.runs[0][0], m.shards, split).forEach(function (n) { need[n] = true; });
+      else w.terms.forEach(function (t) { need[termShard(t, m.shards, split)] = true; });
     });
     return Object.keys(need).map(function (n) { return "t/" + n; });
   }

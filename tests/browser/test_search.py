@@ -18,6 +18,7 @@ from piexport.search.query import parse
 from piexport.site.build import build_site
 
 from ..conftest import HEADER, REPO, msg, to_lines
+from ..test_search import numbered_lines
 from .test_security import PAYLOADS, hostile_session, probe, strip_csp, write_session
 
 pytestmark = pytest.mark.browser
@@ -37,9 +38,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (cjk / "2025-06-02T00-00-00-000Z_bidi.jsonl").write_bytes(
         to_lines([HEADER, msg("b1", None, "user", BIDI, 1)])
     )
+    numbered_lines(root / "--home-n--")
     out = tmp_path_factory.mktemp("search-site")
     with pytest.MonkeyPatch.context() as patch:  # many small parts: the page loads only some
         patch.setattr(index, "DOC_CHARS", 2000)
+        patch.setattr(index, "SPLIT_BYTES", 3000)  # split prefixes: 00, 000, and others
         build_site(root, out, jobs=1)
     return out
 
@@ -62,6 +65,11 @@ def open_search(page: Page, site: Path, query: str) -> None:
         "role:thinking",
         "cart -coupon",
         "badge role:user after:2025-03-04",
+        "00042",  # a term under the split prefixes 00 and 000
+        "0004",  # a prefix under them
+        "000",  # a prefix that is split itself: every shard under it
+        "00",
+        "compiling 00142",
     ],
 )
 def test_the_page_answers_as_the_cli_does(browser: Browser, site: Path, query: str) -> None:
