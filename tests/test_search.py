@@ -302,14 +302,18 @@ def numbered_lines(project: Path, sessions: int = 3) -> None:
     """Sessions of bash-like output whose ``[000nn]`` line numbers share a prefix, as in
     bench/make_sessions.py: the group of terms that made one oversized shard. Even entries
     number lines 1-299; odd ones ten lines of their own (00105-00114, 00305-…), so a prefix
-    finds them only in the shards under it that hold their numbers."""
+    finds them only in the shards under it that hold their numbers. The two newest have
+    "cart" and "compiling" but not as a phrase: they rank after the ten that have it."""
     project.mkdir(parents=True)
     for n in range(sessions):
         records = []
         for i in range(10):
             numbers = range(1, 300) if i % 2 == 0 else range(100 * i + 5 * n, 100 * i + 5 * n + 10)
             text = "\n".join(f"[{k:05d}] compiling cart_{k % 7}" for k in numbers)
-            records.append(msg(f"u{i}", f"u{i - 1}" if i else None, "user", text, i + 1))
+            records.append(msg(f"u{i}", f"u{i - 1}" if i else None, "user", text, 60 * i + 1))
+        for i in (10, 11):  # newest, and with both words but not as "compiling cart"
+            text = "the cart is fine, compiling again"
+            records.append(msg(f"u{i}", f"u{i - 1}", "user", text, 60 * i + 1))
         (project / f"2025-06-0{n + 1}T00-00-00-000Z_n{n}.jsonl").write_bytes(
             to_lines([HEADER, *records])
         )
