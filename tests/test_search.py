@@ -15,11 +15,17 @@ from click.testing import CliRunner
 import piexport.search.index as index
 from piexport import load_session
 from piexport.cli import cli
-from piexport.search.index import CACHE, decode_postings, encode_postings, read_script
+from piexport.search.index import (
+    CACHE,
+    decode_postings,
+    encode_postings,
+    read_script,
+    split_prefixes,
+)
 from piexport.search.local import run_search
 from piexport.search.query import candidate, parse, search, snippet, snippet_line
 from piexport.search.records import session_records
-from piexport.search.tokens import fold, terms
+from piexport.search.tokens import fold, prefix_shards, shard_key, term_shard, terms
 from piexport.site.build import build_site
 
 from .conftest import HEADER, REPO, msg, to_lines, tool_result
@@ -56,6 +62,39 @@ def test_long_blobs_and_ids_are_not_terms() -> None:
 def test_postings_round_trip() -> None:
     numbers = sorted(random.Random(1).sample(range(10**6), 500))
     assert decode_postings(encode_postings(numbers)) == numbers
+
+
+def _fnv(key: str, shards: int) -> int:
+    h = 0x811C9DC5
+    for ch in key:
+        h = ((h ^ ord(ch)) * 0x01000193) & 0xFFFFFFFF
+    return h % shards
+
+
+def test_split_prefixes_key_terms_one_character_further() -> None:
+    split = {"00": [1, 2], "000": [2]}
+    assert shard_key("00042", split) == "0004"
+    assert shard_key("00142", split) == "001"
+    assert shard_key("000", split) == "000" and shard_key("00", split) == "00"
+    assert shard_key("coupon", split) == "co" and shard_key("a", split) == "a"
+    assert term_shard("00042", 64) == _fnv("00", 64)  # unsplit: the first two characters
+    assert term_shard("00042", 64, split) == _fnv("0004", 64)
+    assert term_shard("00", 64, split) == _fnv("00", 64)
+    assert prefix_shards("00", 64, split) == [1, 2]  # a split prefix: every shard under it
+    assert prefix_shards("000", 64, split) == [2]
+    assert prefix_shards("0004", 64, split) == [_fnv("0004", 64)]
+    assert prefix_shards("00042", 64, split) == [_fnv("0004", 64)]
+    assert prefix_shards("co", 64, split) == [_fnv("co", 64)]
+
+
+def test_only_oversized_groups_are_split_and_no_deeper_than_needed() -> None:
+    sizes = {f"{k:05d}": 100 for k in range(300)} | {"coupon": 50, "cart": 50, "00": 10}
+    assert split_prefixes(sizes, 2000) == {"00", "000", "001", "002"}
+    assert split_prefixes(sizes, 20_000) == {"00"}
+    assert split_prefixes(sizes, 10**6) == set()
+    # one huge term cannot be split: its chain of prefixes stops at MAX_SPLIT
+    chain = split_prefixes({"a" * 20: 10**6, "ab": 1}, 1000)
+    assert max(map(len, chain)) == index.MAX_SPLIT - 1
 
 
 # ---- the query language

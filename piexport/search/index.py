@@ -49,7 +49,8 @@ SHARD_BYTES = 96_000
 SPLIT_BYTES = SHARD_BYTES
 """A group of terms sharing a prefix bigger than this is split (see ``split_prefixes``)."""
 MAX_SPLIT = 8
-"""Split prefixes are at most this many characters long."""
+"""Terms are keyed on at most this many characters (split prefixes are shorter): where one
+huge term makes its group too big, no split makes it smaller, and this stops the splitting."""
 DOC_CHARS = 160_000
 """A session's texts go into files of about this many characters: a long session's first
 page of results needs the parts holding its shown hits, not the whole session (a part
