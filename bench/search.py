@@ -13,11 +13,10 @@ On the bench archive (``make_archive``: 500 sessions in 20 projects, about 200 M
 - a no-change rebuild, beside start-up (``piexport --version``);
 - query latency in Debian's Chromium from file://, measured in the page (search.js sets
   ``data-search-ms`` on <html> when a query's first page of results is drawn, and
-  ``data-search-screen-ms`` when its first screen, two sessions, was; "screen" below is
-  that, cold): cold, the
-  query in ``?q=`` of a freshly opened page in a new browser context (loading meta, entries,
-  shards and texts included; the median of ``--cold`` such runs); warm, the same query
-  typed again ``--repeats`` times.
+  ``data-search-screen-ms`` when its first screen, two sessions, was): cold, the query in
+  ``?q=`` of a freshly opened page in a new browser context (loading meta, entries, shards
+  and texts included; the median of ``--cold`` such runs, first screen and first page);
+  warm, the same query typed again ``--repeats`` times.
 
 With ``--lunr``, the same records (read back from the built index) go into a lunr.py index
 serialised for lunr.js, on the first ``--lunr-sessions`` sessions (lunr.py is pure Python and
@@ -133,7 +132,8 @@ def _until_done(tab: object, n: int) -> float:
 
 
 def _screen(tab: object) -> float:
-    """The last query's time until its first screen (two sessions) was drawn."""
+    """The last query's time until its first screen (two sessions) was drawn (NaN for a
+    page from before search.js timed it)."""
     ms = tab.evaluate("document.documentElement.dataset.searchScreenMs")  # type: ignore[attr-defined]
     return float(ms) if ms else float("nan")
 
