@@ -12,9 +12,11 @@ On the bench archive (``make_archive``: 500 sessions in 20 projects, about 200 M
   ``piexport site --no-search`` on the same archive;
 - a no-change rebuild, beside start-up (``piexport --version``);
 - query latency in Debian's Chromium from file://, measured in the page (search.js sets
-  ``data-search-ms`` on <html> when a query's first page of results is drawn): cold, the
-  query in ``?q=`` of a freshly opened page in a new browser context (loading meta, entries,
-  shards and texts included); warm, the same query typed again ``--repeats`` times.
+  ``data-search-ms`` on <html> when a query's first page of results is drawn, and
+  ``data-search-screen-ms`` when its first screen, two sessions, was): cold, the query in
+  ``?q=`` of a freshly opened page in a new browser context (loading meta, entries, shards
+  and texts included; the median of ``--cold`` such runs, first screen and first page);
+  warm, the same query typed again ``--repeats`` times.
 
 With ``--lunr``, the same records (read back from the built index) go into a lunr.py index
 serialised for lunr.js, on the first ``--lunr-sessions`` sessions (lunr.py is pure Python and
@@ -129,22 +131,37 @@ def _until_done(tab: object, n: int) -> float:
     return float(tab.evaluate("document.documentElement.dataset.searchMs"))  # type: ignore[attr-defined]
 
 
-def latency(out: Path, repeats: int) -> None:
+def _screen(tab: object) -> float:
+    """The last query's time until its first screen (two sessions) was drawn (NaN for a
+    page from before search.js timed it)."""
+    ms = tab.evaluate("document.documentElement.dataset.searchScreenMs")  # type: ignore[attr-defined]
+    return float(ms) if ms else float("nan")
+
+
+def latency(out: Path, repeats: int, cold_runs: int = 1) -> None:
     from playwright.sync_api import sync_playwright
 
     page = (out / "search.html").as_uri()
     print(
-        f"{'query':<12}{'text':<24}{'cold ms':>9}{'(since nav)':>12}"
-        f"{'warm p50':>10}{'warm p95':>10}{'status'}"
+        f"{'query':<12}{'text':<24}{'screen':>8}{'cold ms':>9}{'(since nav)':>12}"
+        f"{'warm p50':>10}{'warm p95':>10}  status"
     )
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         for name, text in QUERIES:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            tab = context.new_page()
-            tab.goto(page + "?q=" + quote(text))
-            cold = _until_done(tab, 1)
-            since = tab.evaluate("performance.now()")
+            colds, sinces, screens = [], [], []
+            context = None
+            for _ in range(max(1, cold_runs)):  # a new context each time: nothing cached
+                if context is not None:
+                    context.close()
+                context = browser.new_context(viewport={"width": 1280, "height": 900})
+                tab = context.new_page()
+                tab.goto(page + "?q=" + quote(text))
+                colds.append(_until_done(tab, 1))
+                screens.append(_screen(tab))
+                sinces.append(tab.evaluate("performance.now()"))
+            cold, since = statistics.median(colds), statistics.median(sinces)
+            screen = statistics.median(screens)
             warm = []
             for i in range(repeats):
                 tab.fill("#search-box", text)
@@ -153,7 +170,7 @@ def latency(out: Path, repeats: int) -> None:
             status = tab.inner_text("#search-status")
             context.close()
             print(
-                f"{name:<12}{text:<24}{cold:>9.1f}{since:>12.1f}{statistics.median(warm):>10.1f}"
+                f"{name:<12}{text:<24}{screen:>8.1f}{cold:>9.1f}{since:>12.1f}{statistics.median(warm):>10.1f}"
                 f"{pct(warm, 95):>10.1f}  {status}"
             )
         browser.close()
@@ -288,6 +305,9 @@ def main() -> None:
     size.add_argument("--sessions", type=int, default=500)
     size.add_argument("--size-mb", type=float, help="an archive of about this many MB")
     parser.add_argument("--repeats", type=int, default=20, help="warm queries per query")
+    parser.add_argument(
+        "--cold", type=int, default=1, help="cold runs per query (the median is printed)"
+    )
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--no-build", action="store_true", help="reuse the last built site")
     parser.add_argument(
@@ -312,7 +332,7 @@ def main() -> None:
         )
     sizes(root, out)
     if not args.no_browser:
-        latency(out, args.repeats)
+        latency(out, args.repeats, args.cold)
     if args.lunr:
         lunr_compare(root, args.lunr_sessions)
 

@@ -92,10 +92,21 @@
     for (var i = 0; i + 1 < cps.length; i++) t.push(cps[i] + cps[i + 1]);
     return t;
   }
-  function termShard(term, shards) {
-    var h = 0x811c9dc5, cps = Array.from(term).slice(0, 2);
+  function has(obj, key) { return Object.prototype.hasOwnProperty.call(obj, key); }
+  function shardKey(cps, split) {  // tokens.shard_key, over code points
+    var k = 2;
+    while (cps.length > k && has(split, cps.slice(0, k).join(""))) k++;
+    return cps.slice(0, k);
+  }
+  function termShard(term, shards, split) {  // tokens.term_shard
+    var h = 0x811c9dc5, cps = shardKey(Array.from(term), split || {});
     for (var i = 0; i < cps.length; i++) h = Math.imul(h ^ cps[i].codePointAt(0), 0x01000193) >>> 0;
     return h % shards;
+  }
+  function prefixShards(stem, shards, split) {  // tokens.prefix_shards
+    var cps = Array.from(stem);
+    if (shardKey(cps, split).length === cps.length && has(split, stem)) return split[stem];
+    return [termShard(stem, shards, split)];
   }
   function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
 
@@ -159,7 +170,7 @@
   function termSet(term) {  // record numbers holding one term
     var key = "=" + term;
     if (postingCache.has(key)) return postingCache.get(key);
-    var shard = data.terms[termShard(term, data.meta.shards)];
+    var shard = data.terms[termShard(term, data.meta.shards, data.meta.split)];
     var set = shard && Object.prototype.hasOwnProperty.call(shard, term) ? postings(shard[term]) : [];
     postingCache.set(key, set);
     return set;
@@ -167,9 +178,12 @@
   function prefixSet(stem) {
     var key = "*" + stem;
     if (postingCache.has(key)) return postingCache.get(key);
-    var shard = data.terms[termShard(stem, data.meta.shards)] || {}, all = new Set();
-    Object.keys(shard).forEach(function (t) {
-      if (t.lastIndexOf(stem, 0) === 0) postings(shard[t]).forEach(function (n) { all.add(n); });
+    var all = new Set();
+    prefixShards(stem, data.meta.shards, data.meta.split || {}).forEach(function (n) {
+      var shard = data.terms[n] || {};
+      Object.keys(shard).forEach(function (t) {
+        if (t.lastIndexOf(stem, 0) === 0) postings(shard[t]).forEach(function (x) { all.add(x); });
+      });
     });
     var list = Array.from(all).sort(function (a, b) { return a - b; });
     postingCache.set(key, list);
@@ -188,7 +202,9 @@
   function shardsFor(q) {
     var need = {};
     q.words.forEach(function (w) {
-      (w.prefix ? [w.runs[0][0]] : w.terms).forEach(function (t) { need[termShard(t, data.meta.shards)] = true; });
+      var m = data.meta, split = m.split || {};
+      if (w.prefix) prefixShards(w.runs[0][0], m.shards, split).forEach(function (n) { need[n] = true; });
+      else w.terms.forEach(function (t) { need[termShard(t, m.shards, split)] = true; });
     });
     return Object.keys(need).map(function (n) { return "t/" + n; });
   }
@@ -304,13 +320,16 @@
   }
   // check phrases on the texts of one group's session: drop what fails, rank phrase first.
   // Without phrases, exclusions or adjacency to check, only the hits on screen need texts.
-  // Where the order is known without text (no adjacency to rank by), hits are checked in
-  // order until a screenful holds: the kept hits carry the unchecked rest as .rest.
+  // Otherwise hits are checked in their order without text (most words, newest) until a
+  // screenful holds: a screenful of kept hits, or, with adjacency to rank by, a screenful
+  // of hits that form the phrase (they rank first, in the order checked), else every hit.
+  // The kept hits carry the unchecked rest as .rest; .sure says every one of them holds
+  // (only their rank was unknown), so the count is exact.
   function verify(g, q) {
     var s = data.meta.sessions[g[0].s];
     var phrases = q.words.filter(function (w) { return !w.exclude && w.phrase; });
     var adj = adjacentRe(q);
-    var needText = phrases.length || adj || g.some(function (h) { return h.check.length; });
+    var sure = !phrases.length && !g.some(function (h) { return h.check.length; });
     function passes(h) {
       var row = h.row;
       if (row.folded === undefined) row.folded = fold(row[3]);  // once per record, kept
@@ -320,24 +339,23 @@
       h.adjacent = adj ? adj.test(folded) : false;
       return true;
     }
-    if (!needText) {
-      return withRows(s, g.slice(0, SHOWN_PER_SESSION)).then(function () { g.rest = []; return g; });
+    if (sure && !adj) {
+      return withRows(s, g.slice(0, SHOWN_PER_SESSION)).then(function () { g.rest = []; g.sure = true; return g; });
     }
-    if (adj) {
-      return withRows(s, g).then(function () {
-        var kept = g.filter(passes);
-        sortHits(kept);
-        kept.rest = [];
-        return kept;
-      });
-    }
-    var kept = [], at = 0;
+    var kept = [], at = 0, formed = 0;
+    function held() { return adj ? formed : kept.length; }
     function more() {
-      if (kept.length >= SHOWN_PER_SESSION || at >= g.length) { kept.rest = g.slice(at); return kept; }
-      var batch = g.slice(at, at + Math.max(SHOWN_PER_SESSION - kept.length, 4));
+      if (held() >= SHOWN_PER_SESSION || at >= g.length) {
+        sortHits(kept);
+        kept.rest = g.slice(at);
+        kept.sure = sure;
+        return kept;
+      }
+      // batches grow as checking goes on: few files for a screenful, few rounds for all
+      var batch = g.slice(at, at + Math.max(SHOWN_PER_SESSION - held(), 4, 3 * at));
       at += batch.length;
       return withRows(s, batch).then(function () {
-        batch.forEach(function (h) { if (passes(h)) kept.push(h); });
+        batch.forEach(function (h) { if (passes(h)) { kept.push(h); if (h.adjacent) formed++; } });
         return more();
       });
     }
@@ -346,7 +364,7 @@
   }
 
   // ---- showing results
-  var PAGE = 20, SHOWN_PER_SESSION = 5;
+  var PAGE = 20, SCREEN = 2, SHOWN_PER_SESSION = 5;
   var current = 0;  // which query is on screen: a newer one stops older ones
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -480,20 +498,22 @@
     h2.appendChild(a);
     sec.appendChild(h2);
     var meta = el("p", "result-meta");
-    var count = g.rest.length ? "up to " + (g.length + g.rest.length) + " matches" : g.length + (g.length === 1 ? " match" : " matches");
+    var all = g.length + g.rest.length;
+    var count = g.rest.length && !g.sure ? "up to " + all + " matches" : all + (all === 1 ? " match" : " matches");
     meta.appendChild(shown([s.p || "", when(s.d), count].filter(Boolean).join(" · ")));
     sec.appendChild(meta);
     var ol = el("ol", "hits");
     g.slice(0, SHOWN_PER_SESSION).forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
     sec.appendChild(ol);
     if (g.length > SHOWN_PER_SESSION || g.rest.length) {
-      var more = el("button", "more-hits", "Show all " + (g.rest.length ? "" : g.length + " ") + "matches in this session");
+      var more = el("button", "more-hits", "Show all " + (g.rest.length && !g.sure ? "" : all + " ") + "matches in this session");
       more.type = "button";
       more.addEventListener("click", function () {
         more.disabled = true;
         var checked = g.rest.length ? g.check(g.rest) : Promise.resolve([]);
         checked.then(function (later) {
           var rest = g.slice(SHOWN_PER_SESSION).concat(later);
+          sortHits(rest);  // the later hits that form the phrase rank before the checked ones that do not
           return withRows(s, rest).then(function () {
             rest.forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
             meta.textContent = "";
@@ -507,12 +527,14 @@
     }
     return sec;
   }
-  function showPage(state, token) {
-    // verify groups in order until a page is full (phrases can empty a group)
-    var shown = 0, batch = [];
+  // Groups are verified and drawn in order: the first SCREEN sessions (what a screen holds)
+  // before the rest of the page, so they show while the others' texts are still checked.
+  function showPage(state, token, onScreen) {
+    var shown = 0;
+    function screen() { if (onScreen) { onScreen(); onScreen = null; } }
     function nextBatch() {
       if (token !== current) return Promise.resolve();
-      batch = state.groups.slice(state.next, state.next + PAGE);
+      var batch = state.groups.slice(state.next, state.next + (shown < SCREEN ? SCREEN - shown : PAGE - shown));
       state.next += batch.length;
       if (!batch.length) return Promise.resolve();
       return Promise.all(batch.map(function (g) { return verify(g, state.q); })).then(function (kept) {
@@ -523,13 +545,15 @@
           shown++;
           state.shownGroups++;
           state.shownHits += g.length;
-          if (g.rest.length) state.inexact = true;
+          if (g.rest.length && !g.sure) state.inexact = true;
         });
+        if (shown >= SCREEN) screen();
         if (shown < PAGE && state.next < state.groups.length) return nextBatch();
       });
     }
     return nextBatch().then(function () {
       if (token !== current) return;
+      screen();
       state.more.hidden = state.next >= state.groups.length;
       summary(state);
     });
@@ -548,7 +572,8 @@
     status.textContent = text;
   }
   // the time a query took until its first page of results was drawn (bench/search.py reads
-  // it): data-search-ms and data-search-done (a count of finished queries) on <html>
+  // it): data-search-ms and data-search-done (a count of finished queries) on <html>; and
+  // until its first screen (SCREEN sessions, or all there are) was: data-search-screen-ms
   var finished = 0;
   function timed(started) {
     var root = document.documentElement;
@@ -556,10 +581,14 @@
     root.dataset.searchDone = String(++finished);
   }
   function search(text) {
-    var started = performance.now();
-    return draw(text).then(function () { timed(started); });
+    var started = performance.now(), screenMs = null;
+    function onScreen() { screenMs = (performance.now() - started).toFixed(2); }
+    return draw(text, onScreen).then(function () {
+      document.documentElement.dataset.searchScreenMs = screenMs === null ? (performance.now() - started).toFixed(2) : screenMs;
+      timed(started);
+    });
   }
-  function draw(text) {
+  function draw(text, onScreen) {
     var token = ++current;
     out.textContent = "";
     var q = parse(text);
@@ -580,7 +609,7 @@
       state.more.addEventListener("click", function () { state.more.hidden = true; showPage(state, token); });
       out.appendChild(state.list);
       out.appendChild(state.more);
-      return showPage(state, token);
+      return showPage(state, token, onScreen);
     }).catch(function (err) {
       if (token === current) status.textContent = "Search failed: " + err.message;
     });

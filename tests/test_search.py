@@ -12,13 +12,20 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+import piexport.search.index as index
 from piexport import load_session
 from piexport.cli import cli
-from piexport.search.index import CACHE, decode_postings, encode_postings, read_script
+from piexport.search.index import (
+    CACHE,
+    decode_postings,
+    encode_postings,
+    read_script,
+    split_prefixes,
+)
 from piexport.search.local import run_search
 from piexport.search.query import candidate, parse, search, snippet, snippet_line
 from piexport.search.records import session_records
-from piexport.search.tokens import fold, terms
+from piexport.search.tokens import fold, prefix_shards, shard_key, term_shard, terms
 from piexport.site.build import build_site
 
 from .conftest import HEADER, REPO, msg, to_lines, tool_result
@@ -55,6 +62,39 @@ def test_long_blobs_and_ids_are_not_terms() -> None:
 def test_postings_round_trip() -> None:
     numbers = sorted(random.Random(1).sample(range(10**6), 500))
     assert decode_postings(encode_postings(numbers)) == numbers
+
+
+def _fnv(key: str, shards: int) -> int:
+    h = 0x811C9DC5
+    for ch in key:
+        h = ((h ^ ord(ch)) * 0x01000193) & 0xFFFFFFFF
+    return h % shards
+
+
+def test_split_prefixes_key_terms_one_character_further() -> None:
+    split = {"00": [1, 2], "000": [2]}
+    assert shard_key("00042", split) == "0004"
+    assert shard_key("00142", split) == "001"
+    assert shard_key("000", split) == "000" and shard_key("00", split) == "00"
+    assert shard_key("coupon", split) == "co" and shard_key("a", split) == "a"
+    assert term_shard("00042", 64) == _fnv("00", 64)  # unsplit: the first two characters
+    assert term_shard("00042", 64, split) == _fnv("0004", 64)
+    assert term_shard("00", 64, split) == _fnv("00", 64)
+    assert prefix_shards("00", 64, split) == [1, 2]  # a split prefix: every shard under it
+    assert prefix_shards("000", 64, split) == [2]
+    assert prefix_shards("0004", 64, split) == [_fnv("0004", 64)]
+    assert prefix_shards("00042", 64, split) == [_fnv("0004", 64)]
+    assert prefix_shards("co", 64, split) == [_fnv("co", 64)]
+
+
+def test_only_oversized_groups_are_split_and_no_deeper_than_needed() -> None:
+    sizes = {f"{k:05d}": 100 for k in range(300)} | {"coupon": 50, "cart": 50, "00": 10}
+    assert split_prefixes(sizes, 2000) == {"00", "000", "001", "002"}
+    assert split_prefixes(sizes, 20_000) == {"00"}
+    assert split_prefixes(sizes, 10**6) == set()
+    # one huge term cannot be split: its chain of prefixes stops at MAX_SPLIT
+    chain = split_prefixes({"a" * 20: 10**6, "ab": 1}, 1000)
+    assert max(map(len, chain)) == index.MAX_SPLIT - 1
 
 
 # ---- the query language
@@ -295,6 +335,59 @@ def test_rebuild_reindexes_only_what_changed_and_drops_removed(tmp_path: Path) -
     assert len(m["sessions"]) == len(docs) - 1
     groups, _ = run_search(parse("coupon"), site=out)
     assert all(Path(g[0].path).is_file() for g in groups)
+
+
+def numbered_lines(project: Path, sessions: int = 3) -> None:
+    """Sessions of bash-like output whose ``[000nn]`` line numbers share a prefix, as in
+    bench/make_sessions.py: the group of terms that made one oversized shard. Even entries
+    number lines 1-299; odd ones ten lines of their own (00105-00114, 00305-…), so a prefix
+    finds them only in the shards under it that hold their numbers. The two newest have
+    "cart" and "compiling" but not as a phrase: they rank after the ten that have it."""
+    project.mkdir(parents=True)
+    for n in range(sessions):
+        records = []
+        for i in range(10):
+            numbers = range(1, 300) if i % 2 == 0 else range(100 * i + 5 * n, 100 * i + 5 * n + 10)
+            text = "\n".join(f"[{k:05d}] compiling cart_{k % 7}" for k in numbers)
+            records.append(msg(f"u{i}", f"u{i - 1}" if i else None, "user", text, 60 * i + 1))
+        for i in (10, 11):  # newest, and with both words but not as "compiling cart"
+            text = "the cart is fine, compiling again"
+            records.append(msg(f"u{i}", f"u{i - 1}", "user", text, 60 * i + 1))
+        (project / f"2025-06-0{n + 1}T00-00-00-000Z_n{n}.jsonl").write_bytes(
+            to_lines([HEADER, *records])
+        )
+
+
+def test_an_oversized_prefix_is_split_and_every_term_and_prefix_still_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "sessions"
+    shutil.copytree(SAMPLES, root)
+    numbered_lines(root / "--home-n--")
+    monkeypatch.setattr(index, "SPLIT_BYTES", 3000)
+    out = tmp_path / "site"
+    _build(root, out)
+    _, (meta,) = read_script(out / "search" / "meta.js")
+    split = meta["split"]
+    # "00" (every number) is split by its third character, "000" (00001-00099) again
+    assert {"00", "000"} <= set(split) and "0001" not in split
+    assert len(split["00"]) > 1 and set(split["000"]) <= set(split["00"])
+    every: dict[str, list[int]] = {}
+    for path in (out / "search" / "t").glob("*.js"):
+        _, (_, shard) = read_script(path)
+        for term, text in shard.items():
+            assert term not in every, term  # one shard per term
+            every[term] = decode_postings(text)
+    assert "00042" in every and "00142" in every
+    stems = {t[:k] for t in every for k in (2, 3) if len(t) >= k} | {"0004", "0014"}
+    for term in every:
+        assert index.read_postings(out, term) == every[term], term
+    for stem in stems:
+        want = sorted({n for t, p in every.items() if t.startswith(stem) for n in p})
+        assert index.read_postings(out, stem, prefix=True) == want, stem
+    assert index.read_postings(out, "00", prefix=True) == sorted(
+        {n for t, p in every.items() if t.isdigit() and t.startswith("00") for n in p}
+    )
 
 
 def test_fields_and_selection_decide_what_is_indexed(tmp_path: Path) -> None:

@@ -10,7 +10,10 @@ a query needs:
 - ``search/entries.js``: one small row per record (role, error, tool, model, label, time),
   all records of a session together; what filters need without any text.
 - ``search/t/<n>.js``: term → record numbers (ascending, delta-coded in base 36). A term's
-  shard depends on its first two characters, so a prefix needs one shard.
+  shard depends on its first two characters, so a prefix needs one shard; a two-character
+  group bigger than ``SHARD_BYTES`` (every ``000nn`` line number) is split by the next
+  character, again while a part is too big, and meta lists the split prefixes with the
+  shards under each (what a stem that is a split prefix loads).
 - ``search/d/<key>-<n>.js``: one session's records (entry id, DOM id, line, text), in
   parts of about ``DOC_CHARS`` characters, deflated and base64-coded: loaded only for the
   hits on screen (snippets) and the hits whose text a query must check (phrases).
@@ -37,12 +40,17 @@ import orjson
 from ..output import write_atomic
 from ..read.model import JSON, Session
 from .records import ROLES, session_records
-from .tokens import term_shard, terms
+from .tokens import prefix_shards, shard_key, term_shard, terms
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 CACHE = ".piexport-search"
 SHARD_BYTES = 96_000
 """Aim for term shards about this big (postings text), so a query loads little."""
+SPLIT_BYTES = SHARD_BYTES
+"""A group of terms sharing a prefix bigger than this is split (see ``split_prefixes``)."""
+MAX_SPLIT = 8
+"""Terms are keyed on at most this many characters (split prefixes are shorter): where one
+huge term makes its group too big, no split makes it smaller, and this stops the splitting."""
 DOC_CHARS = 160_000
 """A session's texts go into files of about this many characters: a long session's first
 page of results needs the parts holding its shown hits, not the whole session (a part
@@ -165,6 +173,42 @@ def decode_postings(text: str) -> list[int]:
     return out
 
 
+def split_prefixes(sizes: dict[str, int], limit: int) -> set[str]:
+    """Prefixes (two characters or more) whose terms would make a shard bigger than
+    ``limit``: each is split by the character after it (terms no longer than the prefix stay
+    in the prefix's own shard), and so on while a part is still too big."""
+    out: set[str] = set()
+
+    def split(terms: list[str], k: int) -> None:
+        groups: dict[str, list[str]] = {}
+        for t in terms:
+            groups.setdefault(t[:k], []).append(t)
+        for prefix, group in groups.items():
+            longer = [t for t in group if len(t) > k]
+            if k >= MAX_SPLIT or not longer or sum(sizes[t] for t in group) <= limit:
+                continue
+            out.add(prefix)
+            split(longer, k + 1)
+
+    split(list(sizes), 2)
+    return out
+
+
+def read_postings(site: Path, term: str, prefix: bool = False) -> list[int]:
+    """The records holding ``term`` (with ``prefix``: a term starting with it), read from
+    the shards meta points to, the way search.js finds them."""
+    _, (meta,) = read_script(site / "search" / "meta.js")
+    shards, split = meta["shards"], meta.get("split") or {}
+    wanted = prefix_shards(term, shards, split) if prefix else [term_shard(term, shards, split)]
+    found: set[int] = set()
+    for n in wanted:
+        _, (_, shard) = read_script(site / "search" / "t" / f"{n}.js")
+        for t, text in shard.items():
+            if t == term or (prefix and t.startswith(term)):
+                found.update(decode_postings(text))
+    return sorted(found)
+
+
 def build_index(
     out: Path, sessions: Sequence[IndexedSession], fields: Sequence[str], gate: Any = None
 ) -> int:
@@ -229,9 +273,18 @@ def build_index(
     shards = 16
     while shards < 4096 and total / shards > SHARD_BYTES:
         shards *= 2
+    sizes = {t: len(t) + 3 * len(p) for t, p in postings.items()}
+    split: dict[str, list[int]] = {p: [] for p in split_prefixes(sizes, SPLIT_BYTES)}
     by_shard: list[dict[str, str]] = [{} for _ in range(shards)]
     for t in sorted(postings):
-        by_shard[term_shard(t, shards)][t] = encode_postings(postings[t])
+        n_shard = term_shard(t, shards, split)
+        by_shard[n_shard][t] = encode_postings(postings[t])
+        for k in range(2, len(shard_key(t, split)) + 1):  # the split prefixes it is under
+            under = split.get(t[:k])
+            if under is not None and n_shard not in under:
+                under.append(n_shard)
+    for under in split.values():
+        under.sort()
     search = out / "search"
     for i, part in enumerate(by_shard):
         write(search / "t" / f"{i}.js", script("terms", i, part), "\n".join(part))
@@ -248,7 +301,7 @@ def build_index(
         "",  # numbers only
     )
     shown = [s[k] or "" for s in meta_sessions for k in ("h", "t", "p")]
-    shown += [*names["tool"], *names["model"], *names["label"], *fields]
+    shown += [*names["tool"], *names["model"], *names["label"], *fields, *split]
     write(
         search / "meta.js",
         script(
@@ -261,6 +314,7 @@ def build_index(
                 "labels": list(names["label"]),
                 "roles": list(ROLES),
                 "shards": shards,
+                "split": split,
                 "fields": list(fields),
                 "records": n,
             },

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Container, Iterator, Mapping, Sequence
 
 MAX_WORD = 40
 
@@ -94,12 +94,31 @@ def folded_terms(folded: str) -> list[str]:
     return out
 
 
-def term_shard(term: str, shards: int) -> int:
-    """Which shard holds a term: by its first two characters, so a prefix finds its shard.
+def shard_key(term: str, split: Container[str] = ()) -> str:
+    """The prefix that places a term in a shard: its first two characters, or, where the
+    index split that two-character group for being too big, one more character for each
+    split prefix the term goes through (``00042``: ``00`` split, ``000`` split → ``0004``)."""
+    k = 2
+    while len(term) > k and term[:k] in split:
+        k += 1
+    return term[:k]
+
+
+def term_shard(term: str, shards: int, split: Container[str] = ()) -> int:
+    """Which shard holds a term: by its ``shard_key``, so a prefix finds its shard(s).
 
     FNV-1a over code points, the same in search.js."""
     h = 0x811C9DC5
-    for ch in term[:2]:
+    for ch in shard_key(term, split):
         h ^= ord(ch)
         h = (h * 0x01000193) & 0xFFFFFFFF
     return h % shards
+
+
+def prefix_shards(stem: str, shards: int, split: Mapping[str, Sequence[int]]) -> list[int]:
+    """The shards holding every term that starts with ``stem`` (two characters or more):
+    one, unless the stem is itself a split prefix, whose terms ``split`` lists the shards of."""
+    key = shard_key(stem, split)
+    if key == stem and stem in split:
+        return list(split[stem])
+    return [term_shard(stem, shards, split)]

@@ -18,6 +18,7 @@ from piexport.search.query import parse
 from piexport.site.build import build_site
 
 from ..conftest import HEADER, REPO, msg, to_lines
+from ..test_search import numbered_lines
 from .test_security import PAYLOADS, hostile_session, probe, strip_csp, write_session
 
 pytestmark = pytest.mark.browser
@@ -37,9 +38,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (cjk / "2025-06-02T00-00-00-000Z_bidi.jsonl").write_bytes(
         to_lines([HEADER, msg("b1", None, "user", BIDI, 1)])
     )
+    numbered_lines(root / "--home-n--")
     out = tmp_path_factory.mktemp("search-site")
     with pytest.MonkeyPatch.context() as patch:  # many small parts: the page loads only some
         patch.setattr(index, "DOC_CHARS", 2000)
+        patch.setattr(index, "SPLIT_BYTES", 3000)  # split prefixes: 00, 000, and others
         build_site(root, out, jobs=1)
     return out
 
@@ -62,6 +65,13 @@ def open_search(page: Page, site: Path, query: str) -> None:
         "role:thinking",
         "cart -coupon",
         "badge role:user after:2025-03-04",
+        "00042",  # a term under the split prefixes 00 and 000
+        "0004",  # a prefix under them
+        "000",  # a prefix that is split itself: every shard under it
+        "00",
+        "compiling 00142",
+        "compiling cart",  # five hits form the phrase: the others' texts are not checked
+        "cart compiling",  # none does: every hit is checked
     ],
 )
 def test_the_page_answers_as_the_cli_does(browser: Browser, site: Path, query: str) -> None:
@@ -191,17 +201,20 @@ def test_invisible_and_bidi_characters_show_as_marks(browser: Browser, site: Pat
     assert match.as_json(parse("smuggled"))["snippet"] == " ".join(text.split())
 
 
-@pytest.mark.parametrize("query", ["coupon", '"the cart"'])
+@pytest.mark.parametrize("query", ["coupon", '"the cart"', "compiling cart"])
 def test_show_all_loads_the_texts_of_the_other_hits(
     browser: Browser, site: Path, query: str
 ) -> None:
-    """A phrase's hits are checked in order until five hold; "show all" checks the rest."""
+    """A phrase's hits are checked in order until five hold, and a query of several words'
+    until five form the phrase; "show all" checks the rest and ranks them as the CLI does."""
     groups, _ = run_search(parse(query), site=site)
     big = next(i for i, g in enumerate(groups[:20]) if len(g) > 5)
     page = browser.new_page()
     open_search(page, site, query)
     section = page.locator(".result-group").nth(big)
     expect(section.locator(".hit")).to_have_count(5)
+    if '"' not in query:  # unchecked hits of words (no quoted phrase) all match: exact
+        expect(section.locator(".result-meta")).to_contain_text(f" {len(groups[big])} matches")
     section.locator("button.more-hits").click()
     expect(section.locator(".hit")).to_have_count(len(groups[big]))
     hrefs = [a.get_attribute("href") or "" for a in section.locator(".hit-link").all()]
