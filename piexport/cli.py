@@ -513,7 +513,10 @@ def search_command(
     if site is not None:
         if not (site / "search" / "meta.js").is_file():
             raise Failure(f"{site}: no search index (build it with piexport site)")
-        groups, complete = run_search(q, site=site)
+        try:
+            groups, complete = run_search(q, site=site)
+        except InputError as exc:
+            raise Failure(terminal_safe(str(exc))) from exc
     else:
         root = root if root is not None else default_sessions_root()
         if not root.exists():

@@ -17,6 +17,7 @@ from piexport import load_session
 from piexport.cli import cli
 from piexport.search.index import (
     CACHE,
+    INDEX_VERSION,
     decode_postings,
     encode_postings,
     read_script,
@@ -488,6 +489,40 @@ def test_cli_search_names_files_it_cannot_read(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["search", "coupon", str(root), "--limit", "1"])
     assert result.exit_code == 0
     assert str(bad) in result.stderr and "coupon" in result.stdout.lower()
+
+
+def test_cli_search_names_a_site_index_it_cannot_read(tmp_path: Path) -> None:
+    """An older piexport's index, a copy with a file missing, a damaged file: exit 2 with
+    the file or the version named, never a traceback."""
+    out = tmp_path / "site"
+    _build(SAMPLES, out)
+    runner = CliRunner()
+
+    def search(site: Path) -> Any:
+        return runner.invoke(cli, ["search", "coupon", "--site", str(site)])
+
+    assert search(out).exit_code == 0
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    meta = old / "search" / "meta.js"
+    meta.write_text(meta.read_text().replace(f'"v":{INDEX_VERSION},', '"v":1,', 1))
+    result = search(old)
+    assert result.exit_code == 2 and "version 1" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+    missing = tmp_path / "missing"
+    shutil.copytree(out, missing)
+    gone = sorted((missing / "search" / "d").glob("*.js"))[0]
+    gone.unlink()
+    result = search(missing)
+    assert result.exit_code == 2 and gone.name in result.output, result.output
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(out, damaged)
+    for doc in (damaged / "search" / "d").glob("*.js"):
+        doc.write_text('piexportSearch.docs("x", "not base64 at all!")\n')
+    result = search(damaged)
+    assert result.exit_code == 2 and "cannot be read" in result.output, result.output
 
 
 # ---- user blocks, snippets

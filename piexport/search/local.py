@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import PiexportError
+from ..errors import InputError, PiexportError
 from ..read.loader import load_session
 from ..read.model import JSON
-from .index import read_script, unpack_docs
+from .index import INDEX_VERSION, read_script, unpack_docs
 from .query import Candidate, Query, candidate, search, snippet_line
 from .records import ROLES, session_records
 
@@ -76,7 +77,25 @@ def _folder(
 
 
 def _site(site: Path) -> Iterator[tuple[str, str, list[JSON]]]:
+    """Each session's rows from a built site's index. An index this version cannot read (an
+    older piexport's, a copy with files missing, a damaged file) is named, never a crash."""
+    try:
+        yield from _site_rows(site)
+    except (OSError, ValueError, TypeError, KeyError, IndexError, zlib.error) as exc:
+        where = getattr(exc, "filename", None) or site / "search"
+        msg = f"{where}: the site's search index cannot be read ({exc}); build the site again"
+        raise InputError(msg) from exc
+
+
+def _site_rows(site: Path) -> Iterator[tuple[str, str, list[JSON]]]:
     _, (meta,) = read_script(site / "search" / "meta.js")
+    if not isinstance(meta, dict) or meta.get("v") != INDEX_VERSION:
+        version = meta.get("v") if isinstance(meta, dict) else None
+        msg = (
+            f"{site}: its search index is version {version} and this piexport reads version "
+            f"{INDEX_VERSION}: build the site again with piexport site"
+        )
+        raise InputError(msg)
     _, (entries,) = read_script(site / "search" / "entries.js")
     minute = 0
     for i, s in enumerate(meta["sessions"]):
