@@ -23,7 +23,7 @@ from .. import __version__
 from ..read.jsonutil import dumps, finite_number
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import timestamp_ms
-from ..report.branches import figures_line
+from ..report.branches import duration, figures_line
 from ..report.files import files_touched
 from ..share.cut import safe_cut
 from .ansi import ansi_to_html, escape_text
@@ -118,12 +118,7 @@ def _as_written(value: Any) -> str:
 
 def _duration(seconds: Any) -> str:
     n = finite_number(seconds)
-    if n is None:
-        return _as_written(seconds)
-    s = int(n)
-    h, rem = divmod(s, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}h {m:02d}m" if h else (f"{m}m {s:02d}s" if m else f"{s}s")
+    return _as_written(seconds) if n is None else duration(n)
 
 
 def _tokens(value: Any) -> str:
