@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -688,6 +688,23 @@ def summary_command(
         raise Failed(f"{session.path}: the session shows {', '.join(found)} (--fail-on)")
 
 
+def _print_report(
+    file: str,
+    strict: bool,
+    as_json: Callable[[Session], Any] | None,
+    as_lines: Callable[[Session], Iterable[str]],
+) -> None:
+    """Load one session and print a report of it: its JSON when ``as_json`` is given, else
+    its lines made safe for a terminal; then the file's problems."""
+    session = _load(file)
+    if as_json is not None:
+        click.echo(dumps(as_json(session)))
+    else:
+        for line in as_lines(session):
+            click.echo(terminal_safe(line))
+    _report(session, strict)
+
+
 # ---- branches and compare (issue 17)
 
 
@@ -699,13 +716,12 @@ def branches_command(file: str, fmt: str, strict: bool) -> None:
     """Print every branch (leaf) with its figures from where it forks off the current one."""
     from .report.branches import branches_json, branches_text
 
-    session = _load(file)
-    if fmt == "json":
-        click.echo(dumps(branches_json(session)))
-    else:
-        for line in branches_text(session).rstrip("\n").split("\n"):
-            click.echo(terminal_safe(line))
-    _report(session, strict)
+    _print_report(
+        file,
+        strict,
+        branches_json if fmt == "json" else None,
+        lambda s: branches_text(s).rstrip("\n").split("\n"),
+    )
 
 
 @cli.command("compare")
@@ -1168,10 +1184,6 @@ def files_command(file: str, fmt: str, strict: bool) -> None:
     """Every file the session read, edited or wrote, on every branch (current one first)."""
     from .report.files import files_json, files_text
 
-    session = _load(file)
-    if fmt == "json":
-        click.echo(dumps(files_json(session)))
-    else:
-        for line in files_text(session).splitlines():
-            click.echo(terminal_safe(line))
-    _report(session, strict)
+    _print_report(
+        file, strict, files_json if fmt == "json" else None, lambda s: files_text(s).splitlines()
+    )
