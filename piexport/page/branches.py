@@ -9,6 +9,7 @@ shown as marks, and the island is escaped so no ``<`` can end its ``<script>`` e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,6 +59,7 @@ class _Pool:
     def __init__(self) -> None:
         self.items: list[Any] = []
         self._index: dict[str, int] = {}
+        self._made: dict[int, tuple[Any, int]] = {}
 
     def add(self, value: Any) -> int:
         key = dumps(value, indent=False)
@@ -65,6 +67,15 @@ class _Pool:
             self._index[key] = len(self.items)
             self.items.append(value)
         return self._index[key]
+
+    def place(self, source: Any, make: Callable[[], Any]) -> int:
+        """The place of what ``make`` builds from ``source``, built and compared once per
+        source object (the compare cache hands out one Side per leaf and fork, to every
+        pair that shares it). The source is kept so its id stays its own."""
+        key = id(source)
+        if key not in self._made:
+            self._made[key] = (source, self.add(make()))
+        return self._made[key][1]
 
 
 def _side(v: SessionView, side: Side, line: str, pool: _Pool) -> dict[str, Any]:
@@ -101,8 +112,8 @@ def _pair(
         "fork": None if fork is None else v.dom_of(fork),
         "forkText": None if fork is None else _t(v.summaries.get(fork, fork)),
         "shared": c.shared,
-        "a": sides.add(_side(v, c.a, lines.get(c.a.leaf, ""), turns)),
-        "b": sides.add(_side(v, c.b, lines.get(c.b.leaf, ""), turns)),
+        "a": sides.place(c.a, lambda: _side(v, c.a, lines.get(c.a.leaf, ""), turns)),
+        "b": sides.place(c.b, lambda: _side(v, c.b, lines.get(c.b.leaf, ""), turns)),
         "turns": [[i, j, m] for i, j, m in c.alignment],
         "onlyA": [_t(p) for p in c.only_a],
         "onlyB": [_t(p) for p in c.only_b],
