@@ -87,16 +87,10 @@ def tool_calls_by_id(session: Session) -> dict[str, tuple[Any, Any]]:
     """toolCall id → (name, arguments), over every assistant message in the file."""
     calls: dict[str, tuple[Any, Any]] = {}
     for e in session.entries:
-        if e.role != "assistant":
-            continue
-        content = (e.message or {}).get("content")
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "toolCall":
-                cid = block.get("id")
-                if isinstance(cid, str):
-                    calls[cid] = (block.get("name"), block.get("arguments"))
+        for block in e.tool_calls():
+            cid = block.get("id")
+            if isinstance(cid, str):
+                calls[cid] = (block.get("name"), block.get("arguments"))
     return calls
 
 
@@ -116,15 +110,11 @@ def pair_tool_results(session: Session) -> dict[tuple[str, str], Entry]:
     owners: dict[str, list[str]] = {}
     calls_in: dict[str, set[str]] = {}
     for e in session.entries:
-        if e.role != "assistant":
-            continue
-        content = (e.message or {}).get("content")
-        for block in content if isinstance(content, list) else ():
-            if isinstance(block, dict) and block.get("type") == "toolCall":
-                cid = block.get("id")
-                if isinstance(cid, str) and cid not in calls_in.setdefault(e.id, set()):
-                    calls_in[e.id].add(cid)
-                    owners.setdefault(cid, []).append(e.id)
+        for block in e.tool_calls():
+            cid = block.get("id")
+            if isinstance(cid, str) and cid not in calls_in.setdefault(e.id, set()):
+                calls_in[e.id].add(cid)
+                owners.setdefault(cid, []).append(e.id)
     parent = session.tree.parent
     pairs: dict[tuple[str, str], Entry] = {}
     free: dict[str, int] = {}

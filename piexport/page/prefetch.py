@@ -31,12 +31,7 @@ def _blocks(view: SessionView) -> list[tuple[str, str]]:
     the order of the file's entries, with the text the page's template gives the colouring."""
     out: list[tuple[str, str]] = []
     for e in view.session.entries:
-        if e.role != "assistant":
-            continue
-        content = (e.message or {}).get("content")
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, Mapping) or block.get("type") != "toolCall":
-                continue
+        for block in e.tool_calls():
             args = block.get("arguments")
             args = args if isinstance(args, Mapping) else {}
             name, path = block.get("name"), str(args.get("path"))

@@ -99,6 +99,16 @@ class Entry:
         role = msg.get("role")
         return role if isinstance(role, str) else None
 
+    def tool_calls(self) -> Iterator[JSON]:
+        """The ``toolCall`` blocks of an assistant message, in order (none for anything else:
+        only real assistant messages call tools)."""
+        if self.role != "assistant":
+            return
+        content = (self.message or {}).get("content")
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                yield block
+
 
 @dataclass(slots=True)
 class Tree:

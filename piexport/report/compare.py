@@ -198,12 +198,10 @@ def final_versions(
         e = session.by_id[eid]
         msg = e.message or {}
         if e.role == "assistant":
-            content = msg.get("content")
-            for block in content if isinstance(content, list) else ():
-                if isinstance(block, dict) and block.get("type") == "toolCall":
-                    cid, args = block.get("id"), block.get("arguments")
-                    if isinstance(cid, str) and isinstance(args, dict):
-                        calls[cid] = (str(block.get("name")), args)
+            for block in e.tool_calls():
+                cid, args = block.get("id"), block.get("arguments")
+                if isinstance(cid, str) and isinstance(args, dict):
+                    calls[cid] = (str(block.get("name")), args)
             continue
         if e.role != "toolResult" or msg.get("isError") is True:
             continue

@@ -133,12 +133,7 @@ def files_touched(session: Session) -> list[FileTouch]:
     cwd = session.cwd
     files: dict[str, FileTouch] = {}
     for e in session.entries:
-        if e.role != "assistant":
-            continue
-        content = (e.message or {}).get("content")
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, dict) or block.get("type") != "toolCall":
-                continue
+        for block in e.tool_calls():
             name = block.get("name")
             if not isinstance(name, str) or (name not in READ_TOOLS and name not in WRITE_TOOLS):
                 continue

@@ -180,14 +180,10 @@ def tool_rows(
     names: dict[str, str] = {}
     if failed:  # a result may come a day after its call: names from every entry
         for e in session.entries:
-            if e.role != "assistant":
-                continue
-            content = (e.message or {}).get("content")
-            for b in content if isinstance(content, list) else ():
-                if isinstance(b, dict) and b.get("type") == "toolCall":
-                    cid, name = b.get("id"), b.get("name")
-                    if isinstance(cid, str):
-                        names[cid] = name if isinstance(name, str) and name else "?"
+            for b in e.tool_calls():
+                cid, name = b.get("id"), b.get("name")
+                if isinstance(cid, str):
+                    names[cid] = name if isinstance(name, str) and name else "?"
     errors: dict[str, int] = {}
     for msg in failed:
         cid = msg.get("toolCallId")
