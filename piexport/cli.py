@@ -833,13 +833,7 @@ def _watch_and_serve(
             elif not quiet:
                 click.echo(f"watching {root} (Ctrl+C stops)", err=True)
 
-    first_error: list[Exception] = []
-
-    def on_error(exc: Exception) -> None:
-        if state.builds == 0:  # nothing to serve or keep current: said once, below
-            first_error.append(exc)
-            stop.set()
-            return
+    def on_error(exc: Exception) -> None:  # a later build's: the watch goes on
         click.echo(terminal_safe(f"build failed: {exc}"), err=True)
 
     previous = signal.signal(signal.SIGINT, on_sigint)
@@ -857,16 +851,13 @@ def _watch_and_serve(
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
         raise SystemExit(130) from None
+    except Exception as exc:  # the first build: a missing folder is unusable input (2)
+        raise (Failure if isinstance(exc, InputError) else Failed)(str(exc)) from exc
     finally:
         signal.signal(signal.SIGINT, previous)
         if server is not None:
             server.shutdown()
             server.server_close()
-    if state.builds == 0:
-        if first_error:  # a missing folder is unusable input (2), as without --watch
-            exc = first_error[0]
-            raise (Failure if isinstance(exc, InputError) else Failed)(str(exc)) from exc
-        raise Failed(state.errors[-1] if state.errors else "the site could not be built")
     if not quiet:
         click.echo("stopped; the site is complete", err=True)
 

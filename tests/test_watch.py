@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import orjson
+import pytest
 
 from piexport.page.export import RenderOptions, export_session
 from piexport.read.loader import load_session
@@ -236,3 +237,19 @@ def test_hostile_corpus_reads_alike_while_watched(tmp_path: Path) -> None:
             assert read(path, True) == whole_lines, case.name
             unfinished += 1
     assert unfinished  # the corpus has files cut off mid-line
+
+
+def test_a_first_build_that_fails_is_raised_not_watched(tmp_path: Path) -> None:
+    """With no site there is nothing to keep current: the first build's error is raised even
+    when the caller passes on_error (which later builds' errors go to)."""
+    import threading
+
+    from piexport.errors import InputError
+    from piexport.site.watch import watch_site
+
+    seen: list[Exception] = []
+    with pytest.raises(InputError, match="no such folder"):
+        watch_site(
+            tmp_path / "nowhere", tmp_path / "o", stop=threading.Event(), on_error=seen.append
+        )
+    assert seen == []

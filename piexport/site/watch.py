@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,6 @@ class WatchState:
     building: bool = False
     ready: bool = False
     """The file system watch is up and what changed while it started is built."""
-    errors: list[str] = field(default_factory=list)
 
 
 def _session_filter(root: Path) -> Callable[[Any, str], bool]:
@@ -82,21 +81,21 @@ def watch_site(
 ) -> WatchState:
     """Build the site, then build again whenever a session under ``root`` changes, until
     ``stop`` is set. ``build_options`` go to :func:`build_site` unchanged (options, redactor,
-    project filter…). An error of one build (e.g. the output folder became unwritable) is
-    passed to ``on_error`` and the watch goes on; the next change tries again."""
+    project filter…). The first build's error is raised: with no site there is nothing to
+    keep current. A later build's error (e.g. the output folder became unwritable) is passed
+    to ``on_error`` and the watch goes on; the next change tries again."""
     from watchfiles import watch
 
     root = root.expanduser()
     state = state if state is not None else WatchState()
 
-    def build() -> None:
+    def build(first: bool = False) -> None:
         state.building = True
         try:
             report = build_site(root, out, growing_seconds=growing_seconds, **build_options)
         except Exception as exc:  # the watch outlives one failed build
             state.building = False
-            state.errors.append(str(exc))
-            if on_error is None:
+            if on_error is None or first:
                 raise
             on_error(exc)
             return
@@ -109,7 +108,7 @@ def watch_site(
         if on_build is not None:
             on_build(report)
 
-    build()
+    build(first=True)
     if stop.is_set():
         return state
     watched = root.parent if root.is_file() else root
