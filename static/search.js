@@ -308,21 +308,28 @@
     pos.forEach(function (w) { all = all.concat(w.runs); });
     return word(all, false, false).re;
   }
+  function partOf(starts, off) {  // which part of a session's texts holds record offset off
+    var i = starts.length - 1;
+    while (i > 0 && starts[i] > off) i--;
+    return i;
+  }
   function withRows(s, hits) {  // load the parts holding these hits' texts; set h.row
     var starts = s.c || [0], need = {};
-    function part(off) { var i = starts.length - 1; while (i > 0 && starts[i] > off) i--; return i; }
-    hits.forEach(function (h) { if (!h.row) need[part(h.r - s.n)] = true; });
+    hits.forEach(function (h) { if (!h.row) need[partOf(starts, h.r - s.n)] = true; });
     return Promise.all(Object.keys(need).map(function (i) {
       return docs(s.k + "-" + i).then(function (rows) {
-        hits.forEach(function (h) { var off = h.r - s.n; if (part(off) === +i) h.row = rows[off - starts[i]]; });
+        hits.forEach(function (h) { var off = h.r - s.n; if (partOf(starts, off) === +i) h.row = rows[off - starts[i]]; });
       });
     }));
   }
   // check phrases on the texts of one group's session: drop what fails, rank phrase first.
   // Without phrases, exclusions or adjacency to check, only the hits on screen need texts.
-  // Otherwise hits are checked in their order without text (most words, newest) until a
-  // screenful holds: a screenful of kept hits, or, with adjacency to rank by, a screenful
-  // of hits that form the phrase (they rank first, in the order checked), else every hit.
+  // Otherwise texts are loaded a part at a time, for the next hits in their order (most
+  // words, newest), and every hit in a loaded part is checked. What is shown is exact
+  // where it can be cheaply: with phrases or exclusions, the kept hits of the checked
+  // prefix of the order (rounds go on until five hold, or one does after the first round);
+  // with only adjacency to rank by, the parts of the first five hits are read once and the
+  // hits in them that form the phrase rank first (the rest are ranked by "show all").
   // The kept hits carry the unchecked rest as .rest; .sure says every one of them holds
   // (only their rank was unknown), so the count is exact.
   function verify(g, q) {
@@ -339,27 +346,43 @@
       h.adjacent = adj ? adj.test(folded) : false;
       return true;
     }
+    function check(hits) { return withRows(s, hits).then(function () { return hits.filter(passes); }); }
     if (sure && !adj) {
-      return withRows(s, g.slice(0, SHOWN_PER_SESSION)).then(function () { g.rest = []; g.sure = true; return g; });
+      return withRows(s, g.slice(0, SHOWN_PER_SESSION)).then(function () { g.rest = []; g.sure = true; g.check = check; return g; });
     }
-    var kept = [], at = 0, formed = 0;
-    function held() { return adj ? formed : kept.length; }
+    var starts = s.c || [0], loaded = {}, kept = [], at = 0, rounds = 0;
+    function enough() {
+      if (at >= g.length) return true;
+      if (sure) return rounds >= 1;
+      return kept.length >= SHOWN_PER_SESSION || (rounds >= 1 && kept.length > 0);
+    }
     function more() {
-      if (held() >= SHOWN_PER_SESSION || at >= g.length) {
+      while (at < g.length && loaded[partOf(starts, g[at].r - s.n)]) {  // the checked prefix
+        if (passes(g[at])) kept.push(g[at]);
+        at++;
+      }
+      if (enough()) {
+        var rest = [];
+        g.slice(at).forEach(function (h) {  // checked out of order: ranked now only if all hold
+          if (sure && h.row) { passes(h); kept.push(h); } else rest.push(h);
+        });
         sortHits(kept);
-        kept.rest = g.slice(at);
+        kept.rest = rest;
         kept.sure = sure;
+        kept.check = check;
         return kept;
       }
-      // batches grow as checking goes on: few files for a screenful, few rounds for all
-      var batch = g.slice(at, at + Math.max(SHOWN_PER_SESSION - held(), 4, 3 * at));
-      at += batch.length;
-      return withRows(s, batch).then(function () {
-        batch.forEach(function (h) { if (passes(h)) { kept.push(h); if (h.adjacent) formed++; } });
-        return more();
-      });
+      // the parts of the next hits: few files for a screenful, few rounds for all
+      var want = {}, n = Math.max(SHOWN_PER_SESSION - kept.length, 4, 3 * at);
+      g.slice(at, at + n).forEach(function (h) { want[partOf(starts, h.r - s.n)] = true; });
+      rounds++;
+      return Promise.all(Object.keys(want).map(function (i) {
+        return docs(s.k + "-" + i).then(function (rows) {
+          loaded[i] = true;
+          g.forEach(function (h) { var off = h.r - s.n; if (!h.row && partOf(starts, off) === +i) h.row = rows[off - starts[i]]; });
+        });
+      })).then(more);
     }
-    kept.check = function (hits) { return withRows(s, hits).then(function () { return hits.filter(passes); }); };
     return more();
   }
 
@@ -512,10 +535,11 @@
         more.disabled = true;
         var checked = g.rest.length ? g.check(g.rest) : Promise.resolve([]);
         checked.then(function (later) {
-          var rest = g.slice(SHOWN_PER_SESSION).concat(later);
-          sortHits(rest);  // the later hits that form the phrase rank before the checked ones that do not
-          return withRows(s, rest).then(function () {
-            rest.forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
+          var all = g.concat(later);
+          sortHits(all);  // every hit ranked now: later ones that form the phrase come first
+          return withRows(s, all).then(function () {
+            ol.textContent = "";
+            all.forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
             meta.textContent = "";
             var n = g.length + later.length;
             meta.appendChild(shown([s.p || "", when(s.d), n + (n === 1 ? " match" : " matches")].filter(Boolean).join(" · ")));

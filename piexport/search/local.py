@@ -27,6 +27,12 @@ class Result:
     time: int | None
     title: str
     text: str
+    record: int = 0
+    """The record's number in its session (which part of a site's texts holds it)."""
+    words: int = 0
+    """How many of the query's words it has."""
+    adjacent: bool = False
+    """Whether the query's words form a phrase in it (it ranks first in its session)."""
 
     def as_json(self, q: Query) -> JSON:
         return {
@@ -174,6 +180,9 @@ def run_search(
                     rows[h.record]["time"],
                     title,
                     rows[h.record]["text"],
+                    h.record,
+                    h.words,
+                    h.adjacent,
                 )
                 for h in g
             ]
