@@ -510,12 +510,25 @@ def test_cli_search_names_a_site_index_it_cannot_read(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "version 1" in result.output, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
-    missing = tmp_path / "missing"
+    missing = tmp_path / "missing"  # a text part the query needs; one it does not is never read
     shutil.copytree(out, missing)
-    gone = sorted((missing / "search" / "d").glob("*.js"))[0]
-    gone.unlink()
+    docs = sorted((missing / "search" / "d").glob("*.js"))
+    needed = [
+        d
+        for d in docs
+        if any("coupon" in row[3].lower() for row in index.unpack_docs(index.read_script(d)[1][1]))
+    ]
+    spare = next(d for d in docs if d not in needed)
+    spare.unlink()
+    assert search(missing).exit_code == 0
+    needed[0].unlink()
     result = search(missing)
-    assert result.exit_code == 2 and gone.name in result.output, result.output
+    assert result.exit_code == 2 and needed[0].name in result.output, result.output
+    shard = missing / "search" / "t"  # a term shard the query needs
+    for t in shard.glob("*.js"):
+        t.unlink()
+    result = search(missing)
+    assert result.exit_code == 2 and "cannot be read" in result.output, result.output
 
     damaged = tmp_path / "damaged"
     shutil.copytree(out, damaged)

@@ -194,19 +194,40 @@ def split_prefixes(sizes: dict[str, int], limit: int) -> set[str]:
     return out
 
 
+class Postings:
+    """The records holding a term, read from the term shards meta points to, the way
+    search.js finds them; each shard file is read once."""
+
+    def __init__(self, site: Path, meta: dict[str, Any]) -> None:
+        self._site = site
+        self._shards: int = meta["shards"]
+        self._split: dict[str, list[int]] = meta.get("split") or {}
+        self._read: dict[int, dict[str, str]] = {}
+
+    def _shard(self, n: int) -> dict[str, str]:
+        if n not in self._read:
+            _, (_, shard) = read_script(self._site / "search" / "t" / f"{n}.js")
+            self._read[n] = shard
+        return self._read[n]
+
+    def term(self, term: str) -> list[int]:
+        text = self._shard(term_shard(term, self._shards, self._split)).get(term)
+        return decode_postings(text) if text else []
+
+    def prefix(self, stem: str) -> list[int]:
+        found: set[int] = set()
+        for n in prefix_shards(stem, self._shards, self._split):
+            for t, text in self._shard(n).items():
+                if t.startswith(stem):
+                    found.update(decode_postings(text))
+        return sorted(found)
+
+
 def read_postings(site: Path, term: str, prefix: bool = False) -> list[int]:
-    """The records holding ``term`` (with ``prefix``: a term starting with it), read from
-    the shards meta points to, the way search.js finds them."""
+    """The records holding ``term`` (with ``prefix``: a term starting with it)."""
     _, (meta,) = read_script(site / "search" / "meta.js")
-    shards, split = meta["shards"], meta.get("split") or {}
-    wanted = prefix_shards(term, shards, split) if prefix else [term_shard(term, shards, split)]
-    found: set[int] = set()
-    for n in wanted:
-        _, (_, shard) = read_script(site / "search" / "t" / f"{n}.js")
-        for t, text in shard.items():
-            if t == term or (prefix and t.startswith(term)):
-                found.update(decode_postings(text))
-    return sorted(found)
+    postings = Postings(site, meta)
+    return postings.prefix(term) if prefix else postings.term(term)
 
 
 def build_index(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 from ..errors import InputError, PiexportError
 from ..read.loader import load_session
 from ..read.model import JSON
-from .index import INDEX_VERSION, read_script, unpack_docs
+from .index import INDEX_VERSION, Postings, read_script, unpack_docs
 from .query import Candidate, Query, candidate, search, snippet_line
 from .records import ROLES, session_records
 
@@ -82,18 +83,39 @@ def _folder(
         yield str(path), session.title or path.name, rows
 
 
-def _site(site: Path) -> Iterator[tuple[str, str, list[JSON]]]:
+def _site(site: Path, q: Query) -> Iterator[tuple[str, str, list[JSON]]]:
     """Each session's rows from a built site's index. An index this version cannot read (an
     older piexport's, a copy with files missing, a damaged file) is named, never a crash."""
     try:
-        yield from _site_rows(site)
+        yield from _site_rows(site, q)
     except (OSError, ValueError, TypeError, KeyError, IndexError, zlib.error) as exc:
         where = getattr(exc, "filename", None) or site / "search"
         msg = f"{where}: the site's search index cannot be read ({exc}); build the site again"
         raise InputError(msg) from exc
 
 
-def _site_rows(site: Path) -> Iterator[tuple[str, str, list[JSON]]]:
+def _holding_words(site: Path, meta: JSON, q: Query) -> set[int] | None:
+    """The records holding at least one of the query's words, found in the term shards as
+    search.html finds them (None: a query of filters only, every record). Only these
+    records' texts are read; the others cannot be hits."""
+    if not q.positive:
+        return None
+    postings = Postings(site, meta)
+    found: set[int] = set()
+    for w in q.positive:
+        if w.prefix:
+            found.update(postings.prefix(w.runs[0][0]))
+            continue
+        sets = sorted((postings.term(t) for t in w.terms), key=len)
+        if sets:
+            held = set(sets[0])
+            for other in sets[1:]:
+                held.intersection_update(other)
+            found |= held
+    return found
+
+
+def _site_rows(site: Path, q: Query) -> Iterator[tuple[str, str, list[JSON]]]:
     _, (meta,) = read_script(site / "search" / "meta.js")
     if not isinstance(meta, dict) or meta.get("v") != INDEX_VERSION:
         version = meta.get("v") if isinstance(meta, dict) else None
@@ -103,17 +125,25 @@ def _site_rows(site: Path) -> Iterator[tuple[str, str, list[JSON]]]:
         )
         raise InputError(msg)
     _, (entries,) = read_script(site / "search" / "entries.js")
+    wanted = _holding_words(site, meta, q)
     minute = 0
     for i, s in enumerate(meta["sessions"]):
         end = meta["sessions"][i + 1]["n"] if i + 1 < len(meta["sessions"]) else meta["records"]
-        docs = []
-        for part in range(len(s.get("c") or [0])):
+        starts = s.get("c") or [0]
+        docs: list[list[JSON] | None] = [None] * (end - s["n"])
+        parts = list(range(len(starts)))
+        if wanted is not None:
+            parts = sorted(
+                {bisect_right(starts, r - s["n"]) - 1 for r in range(s["n"], end) if r in wanted}
+            )
+        for part in parts:
             _, (_, packed) = read_script(site / "search" / "d" / f"{s['k']}-{part}.js")
-            docs += unpack_docs(packed)
+            texts = unpack_docs(packed)
+            docs[starts[part] : starts[part] + len(texts)] = texts
         rows = []
         for r in range(s["n"], end):
             minute += entries["w"][r]
-            entry_id, dom, line, text = docs[r - s["n"]]
+            entry_id, dom, line, text = docs[r - s["n"]] or ("", "", 0, "")
             rows.append(
                 {
                     "id": entry_id,
@@ -143,7 +173,7 @@ def run_search(
     cannot be read are named in ``problems`` and left out."""
     problems = problems if problems is not None else []
     sessions = list(
-        _site(site) if site is not None else _folder(root or Path("."), fields, problems)
+        _site(site, q) if site is not None else _folder(root or Path("."), fields, problems)
     )
     cands: list[tuple[int, int, Candidate]] = []
     for s, (_, _, rows) in enumerate(sessions):
