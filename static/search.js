@@ -640,7 +640,17 @@
   }
   var readyPromise = null;
   function ready() {
-    if (!readyPromise) { readyPromise = load("meta"); load("entries").catch(function () { /* said by the query */ }); }
+    if (!readyPromise) {
+      readyPromise = load("meta").then(function () {  // an index another piexport wrote: say so
+        var want = (document.querySelector(".search-page") || document.documentElement).dataset.indexVersion;
+        var v = data.meta && data.meta.v;
+        if (want && String(v) !== want) {
+          readyPromise = null;
+          throw new Error("this archive's search index is version " + v + " and this page reads version " + want + ": build the site again with piexport site");
+        }
+      });
+      load("entries").catch(function () { /* said by the query */ });
+    }
     return readyPromise;
   }
 

@@ -664,6 +664,8 @@ def render_search_page(fields: Sequence[str]) -> str:
     """``search.html``: the page's own script (the theme toggle and the search) is inline and
     hashed; the index files it loads are classic scripts from the site's own folder
     (``'self'``), which file:// allows where fetch, modules and WebAssembly are blocked."""
+    from ..search.index import INDEX_VERSION
+
     css, viewer = _assets()
     js = viewer + "\n" + read_static("search.js")
     csp = (
@@ -681,6 +683,7 @@ def render_search_page(fields: Sequence[str]) -> str:
             fields=list(fields),
             hidden=_code_ranges(HIDDEN - SELECTORS - {"\r"}),
             selectors=_code_ranges(SELECTORS),
+            index_version=INDEX_VERSION,
         )
     )
 

@@ -265,3 +265,22 @@ def test_show_all_loads_the_texts_of_the_other_hits(
     assert [h.split("#")[1] for h in hrefs] == [h.dom for h in groups[big]]
     q = parse(query)
     assert snippets == [" ".join(h.as_json(q)["snippet"].split()) for h in groups[big]]
+
+
+def test_an_index_of_another_version_is_named_not_misread(
+    browser: Browser, site: Path, tmp_path: Path
+) -> None:
+    """A search.html beside an index another piexport wrote (a copied or half-updated site)
+    says which version it found and what to do, and shows no results from it."""
+    old = tmp_path / "old"
+    shutil.copytree(site, old)
+    meta = old / "search" / "meta.js"
+    meta.write_text(meta.read_text().replace(f'"v":{index.INDEX_VERSION},', '"v":1,', 1))
+    page = browser.new_page()
+    page.goto((old / "search.html").as_uri() + "?q=coupon")
+    status = page.locator("#search-status")
+    expect(status).to_contain_text("search index is version 1")
+    expect(status).to_contain_text(f"reads version {index.INDEX_VERSION}")
+    expect(status).to_contain_text("build the site again")
+    expect(page.locator(".result-group")).to_have_count(0)
+    page.close()
