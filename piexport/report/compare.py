@@ -246,6 +246,23 @@ class Cache:
     sides: dict[tuple[str, int], Side] = field(default_factory=dict)
     turns: dict[tuple[str, str], Turn] = field(default_factory=dict)
     paths: dict[str, list[str]] = field(default_factory=dict)
+    segments: dict[tuple[str, str], Figures] = field(default_factory=dict)
+    """Figures of each stretch of the tree between forks, by its first and last entry: a
+    side's figures are the sum of its stretches, so each entry is counted once per page
+    rather than once per side holding it."""
+
+    def figures(self, session: Session, own: list[str]) -> Figures:
+        total, start = Figures(), 0
+        forks = session.tree.children
+        for i, entry_id in enumerate(own):
+            if i + 1 < len(own) and len(forks.get(entry_id, ())) < 2:
+                continue
+            key = (own[start], entry_id)
+            if key not in self.segments:
+                self.segments[key] = compute_figures(session.by_id[e] for e in own[start : i + 1])
+            total.add(self.segments[key])
+            start = i + 1
+        return total
 
     def path_to(self, session: Session, leaf: str) -> list[str]:
         if leaf not in self.paths:
@@ -270,7 +287,9 @@ def _side(session: Session, leaf: str, shared: int, cache: Cache | None = None) 
         leaf=leaf,
         labels=[session.labels[i] for i in own if i in session.labels],
         own=own,
-        figures=compute_figures(session.by_id[i] for i in own),
+        figures=cache.figures(session, own)
+        if cache is not None
+        else compute_figures(session.by_id[i] for i in own),
         turns=turns_of(session, own, cache.turns if cache is not None else None),
         stop=stop,
         versions=versions,
