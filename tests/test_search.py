@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -652,3 +655,27 @@ def test_snippets_of_the_hostile_corpus_show_no_hidden_character(tmp_path: Path)
                 assert not left, (case.name, record.entry_id, line)
                 seen += 1
     assert seen > 50
+
+
+def test_a_site_is_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """Two builds of one archive in processes with different string hashing write the same
+    bytes (meta.js listed the split prefixes in a set's order, which changed per process)."""
+    root = tmp_path / "src"
+    shutil.copytree(SAMPLES, root)
+    numbered_lines(root / "--home-n--")
+    code = (
+        "import sys; from pathlib import Path; import piexport.search.index as index; "
+        "from piexport.site.build import build_site; index.SPLIT_BYTES = 3000; "
+        "build_site(Path(sys.argv[1]), Path(sys.argv[2]), jobs=1)"
+    )
+    outs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"site-{seed}"
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PIEXPORT_CACHE_DIR": "off"}
+        subprocess.run([sys.executable, "-c", code, str(root), str(out)], env=env, check=True)
+        outs.append(out)
+    files = sorted(p.relative_to(outs[0]) for p in outs[0].rglob("*") if p.is_file())
+    assert (outs[0] / "search" / "meta.js").read_text().count('"split":{"') == 1
+    assert files == sorted(p.relative_to(outs[1]) for p in outs[1].rglob("*") if p.is_file())
+    differ = [str(f) for f in files if (outs[0] / f).read_bytes() != (outs[1] / f).read_bytes()]
+    assert differ == []

@@ -295,7 +295,7 @@ def build_index(
     while shards < 4096 and total / shards > SHARD_BYTES:
         shards *= 2
     sizes = {t: len(t) + 3 * len(p) for t, p in postings.items()}
-    split: dict[str, list[int]] = {p: [] for p in split_prefixes(sizes, SPLIT_BYTES)}
+    split: dict[str, list[int]] = {p: [] for p in sorted(split_prefixes(sizes, SPLIT_BYTES))}
     by_shard: list[dict[str, str]] = [{} for _ in range(shards)]
     for t in sorted(postings):
         n_shard = term_shard(t, shards, split)
