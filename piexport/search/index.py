@@ -30,7 +30,7 @@ import base64
 import hashlib
 import re
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -157,12 +157,17 @@ def _b36(n: int) -> str:
     return "".join(reversed(out))
 
 
-def encode_postings(numbers: Iterable[int]) -> str:
-    out, prev = [], 0
-    for n in numbers:
-        out.append(_b36(n - prev))
-        prev = n
-    return ",".join(out)
+_B36_TABLE: list[str] = []
+"""Base 36 of every number below 36**3: nearly every gap between two records holding a term
+is one of them, and a merge writes millions of gaps."""
+
+
+def encode_postings(numbers: Sequence[int]) -> str:
+    if not _B36_TABLE:
+        _B36_TABLE.extend(_b36(i) for i in range(36**3))
+    table, size = _B36_TABLE, len(_B36_TABLE)
+    gaps = [b - a for a, b in zip((0, *numbers), numbers, strict=False)]
+    return ",".join([table[g] if g < size else _b36(g) for g in gaps])
 
 
 def decode_postings(text: str) -> list[int]:
