@@ -143,6 +143,11 @@
       }
       var rs = runs(fold(value));
       if (!rs.length) return;
+      if (rs.some(function (r) { return !r[1] && Array.from(r[0]).length > MAX_WORD; })) {
+        q.errors.push("'" + value + "' is left out: words over " + MAX_WORD + " characters (hashes, base64) are not indexed");
+        lastCan = -1;
+        return;
+      }
       var can = quoted === undefined && !minus && rs.length === 1 && !rs[0][1];
       q.words.push(word(rs, can && Array.from(rs[0][0]).length >= 2, !!minus));
       lastCan = can ? q.words.length - 1 : -1;

@@ -128,6 +128,18 @@ def test_only_the_last_word_being_typed_is_a_prefix() -> None:
     assert [w.prefix for w in parse("cart -coup").words] == [False, False]
 
 
+def test_a_word_longer_than_the_index_keeps_is_left_out_and_said() -> None:
+    """A pasted hash (64 characters) is never in the index: it is left out of the query with
+    a note, never matched against nothing or everything."""
+    digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    q = parse(f"coupon {digest}")
+    assert [(w.runs, w.prefix) for w in q.words] == [((("coupon", False),), False)]
+    assert len(q.errors) == 1 and digest in q.errors[0] and "40 characters" in q.errors[0]
+    assert parse(f'"at {digest}"').words == []
+    assert parse("a" * 40).words != [] and parse("a" * 40).errors == []
+    assert parse("漢字" * 30).errors == []  # spaceless runs are kept as character pairs
+
+
 def test_bad_filters_are_reported_and_unknown_keys_are_words() -> None:
     q = parse("after:yesterday is:open http://x.example")
     assert len(q.errors) == 2

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from ..page.textsafe import HIDDEN, SELECTORS, plain_controls, selector_is_shown
-from .tokens import fold, fold_map, folded_terms, run_terms, runs
+from .tokens import MAX_WORD, fold, fold_map, folded_terms, run_terms, runs
 
 FILTERS = ("project", "model", "role", "tool", "label", "after", "before", "is")
 
@@ -99,6 +99,13 @@ def parse(text: str) -> Query:
                 value = value.strip('"')
         folded = tuple(runs(fold(value)))
         if not folded:
+            continue
+        if any(not spaceless and len(r) > MAX_WORD for r, spaceless in folded):
+            q.errors.append(
+                f"{value!r} is left out: words over {MAX_WORD} characters (hashes, base64) "
+                "are not indexed"
+            )
+            last_can = -1  # the word typed last is this one, not a prefix before it
             continue
         can = quoted is None and not minus and len(folded) == 1 and not folded[0][1]
         q.words.append(Word(folded, prefix=can and len(folded[0][0]) >= 2, exclude=bool(minus)))

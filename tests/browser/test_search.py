@@ -284,3 +284,20 @@ def test_an_index_of_another_version_is_named_not_misread(
     expect(status).to_contain_text("build the site again")
     expect(page.locator(".result-group")).to_have_count(0)
     page.close()
+
+
+def test_a_pasted_hash_is_left_out_with_a_note(browser: Browser, site: Path) -> None:
+    """A word over 40 characters is not in the index: the page says so and searches the rest
+    (it used to fail with a TypeError)."""
+    digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    groups, _ = run_search(parse(f"coupon {digest}"), site=site)
+    page = browser.new_page()
+    open_search(page, site, f"coupon {digest}")
+    status = page.locator("#search-status")
+    expect(status).to_contain_text("is left out: words over 40 characters")
+    expect(status).not_to_contain_text("Search failed")
+    expect(page.locator(".result-group")).to_have_count(min(20, len(groups)))
+    open_search(page, site, digest)
+    expect(status).to_contain_text("is left out")
+    expect(page.locator(".result-group")).to_have_count(0)
+    page.close()
