@@ -514,7 +514,7 @@ def search_command(
         if not (site / "search" / "meta.js").is_file():
             raise Failure(f"{site}: no search index (build it with piexport site)")
         try:
-            groups, complete = run_search(q, site=site)
+            groups, complete = run_search(q, site=site, limit=limit)
         except InputError as exc:
             raise Failure(terminal_safe(str(exc))) from exc
     else:

@@ -691,3 +691,69 @@ def test_a_site_is_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:
     assert files == sorted(p.relative_to(outs[1]) for p in outs[1].rglob("*") if p.is_file())
     differ = [str(f) for f in files if (outs[0] / f).read_bytes() != (outs[1] / f).read_bytes()]
     assert differ == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "coupon",
+        "coup",
+        "negative total",
+        "cart compiling",
+        "compiling cart",
+        "compiling 00142",
+        "cart -coupon",
+        "tool:bash",
+        "role:user",
+        "is:error",
+        "badge role:user after:2025-03-04",
+        "00042",
+        "000",
+        "优惠",
+        "nothingmatchesthis",
+        "coupon nothingmatchesthis",  # no entry has both: entries with some of them
+    ],
+)
+def test_a_site_search_with_a_limit_reads_less_and_answers_the_same(
+    tmp_path: Path, query: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --limit, a site search ranks from the term shards and reads the texts of the
+    sessions it prints only: the first N hits are the ones the whole search gives, in order."""
+    root = tmp_path / "src"
+    shutil.copytree(SAMPLES, root)
+    (root / "--home-li--").mkdir()
+    (root / "--home-li--" / "2025-06-01T00-00-00-000Z_cjk.jsonl").write_bytes(
+        to_lines([HEADER, msg("c1", None, "user", "请修复优惠券的四舍五入问题。", 1)])
+    )
+    numbered_lines(root / "--home-n--")
+    out = tmp_path / "site"
+    monkeypatch.setattr(index, "DOC_CHARS", 2000)
+    _build(root, out)
+    q = parse(query)
+
+    def flat(groups: list[list[Any]]) -> list[tuple[Any, ...]]:
+        return [(h.path, h.line, h.entry_id, h.dom, h.text, h.adjacent) for g in groups for h in g]
+
+    whole, complete = run_search(q, site=out)
+    read: list[Path] = []
+    real = index.read_script
+    monkeypatch.setattr("piexport.search.local.read_script", lambda p: (read.append(p), real(p))[1])
+    for limit in (1, 3, 7, 50):
+        read.clear()
+        first, first_complete = run_search(q, site=out, limit=limit)
+        assert flat(first)[:limit] == flat(whole)[:limit], limit
+        assert first_complete == complete
+        texts = {p for p in read if p.parent.name == "d"}
+        sessions = {g[0].path for g in first}
+        assert len(first) <= limit and all(  # only the printed sessions' texts
+            any(
+                str(p.name).startswith(s["k"])
+                for s in _sessions(out)
+                if str(out / s["h"]) in sessions
+            )
+            for p in texts
+        )
+
+
+def _sessions(out: Path) -> list[Any]:
+    return read_script(out / "search" / "meta.js")[1][0]["sessions"]

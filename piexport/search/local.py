@@ -4,15 +4,27 @@ from __future__ import annotations
 
 import zlib
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError, PiexportError
 from ..read.loader import load_session
 from ..read.model import JSON
 from .index import INDEX_VERSION, Postings, read_script, unpack_docs
-from .query import Candidate, Query, candidate, search, snippet_line
+from .query import (
+    Candidate,
+    Hit,
+    Query,
+    Word,
+    adjacent,
+    candidate,
+    group,
+    passes_filters,
+    search,
+    snippet_line,
+)
 from .records import ROLES, session_records
 
 
@@ -94,28 +106,8 @@ def _site(site: Path, q: Query) -> Iterator[tuple[str, str, list[JSON]]]:
         raise InputError(msg) from exc
 
 
-def _holding_words(site: Path, meta: JSON, q: Query) -> set[int] | None:
-    """The records holding at least one of the query's words, found in the term shards as
-    search.html finds them (None: a query of filters only, every record). Only these
-    records' texts are read; the others cannot be hits."""
-    if not q.positive:
-        return None
-    postings = Postings(site, meta)
-    found: set[int] = set()
-    for w in q.positive:
-        if w.prefix:
-            found.update(postings.prefix(w.runs[0][0]))
-            continue
-        sets = sorted((postings.term(t) for t in w.terms), key=len)
-        if sets:
-            held = set(sets[0])
-            for other in sets[1:]:
-                held.intersection_update(other)
-            found |= held
-    return found
-
-
-def _site_rows(site: Path, q: Query) -> Iterator[tuple[str, str, list[JSON]]]:
+def _site_index(site: Path) -> tuple[JSON, JSON]:
+    """meta and entries of a site's index, or InputError naming an index of another version."""
     _, (meta,) = read_script(site / "search" / "meta.js")
     if not isinstance(meta, dict) or meta.get("v") != INDEX_VERSION:
         version = meta.get("v") if isinstance(meta, dict) else None
@@ -125,25 +117,64 @@ def _site_rows(site: Path, q: Query) -> Iterator[tuple[str, str, list[JSON]]]:
         )
         raise InputError(msg)
     _, (entries,) = read_script(site / "search" / "entries.js")
+    return meta, entries
+
+
+def _word_records(postings: Postings, w: Word) -> set[int]:
+    """The records holding every term of a word (a prefix: some term starting with it)."""
+    if w.prefix:
+        return set(postings.prefix(w.runs[0][0]))
+    sets = sorted((postings.term(t) for t in w.terms), key=len)
+    if not sets:
+        return set()
+    held = set(sets[0])
+    for other in sets[1:]:
+        held.intersection_update(other)
+    return held
+
+
+def _holding_words(site: Path, meta: JSON, q: Query) -> set[int] | None:
+    """The records holding at least one of the query's words, found in the term shards as
+    search.html finds them (None: a query of filters only, every record). Only these
+    records' texts are read; the others cannot be hits."""
+    if not q.positive:
+        return None
+    postings = Postings(site, meta)
+    found: set[int] = set()
+    for w in q.positive:
+        found |= _word_records(postings, w)
+    return found
+
+
+def _texts(site: Path, s: JSON, offsets: Iterable[int]) -> dict[int, list[Any]]:
+    """(entry id, DOM id, line, text) of a session's records at ``offsets``, reading only
+    the parts of its texts that hold them."""
+    starts = s.get("c") or [0]
+    wanted = set(offsets)
+    found: dict[int, list[Any]] = {}
+    for part in sorted({bisect_right(starts, off) - 1 for off in wanted}):
+        _, (_, packed) = read_script(site / "search" / "d" / f"{s['k']}-{part}.js")
+        for i, doc in enumerate(unpack_docs(packed), start=starts[part]):
+            if i in wanted:
+                found[i] = doc
+    return found
+
+
+def _site_rows(site: Path, q: Query) -> Iterator[tuple[str, str, list[JSON]]]:
+    meta, entries = _site_index(site)
     wanted = _holding_words(site, meta, q)
     minute = 0
     for i, s in enumerate(meta["sessions"]):
         end = meta["sessions"][i + 1]["n"] if i + 1 < len(meta["sessions"]) else meta["records"]
-        starts = s.get("c") or [0]
-        docs: list[list[JSON] | None] = [None] * (end - s["n"])
-        parts = list(range(len(starts)))
-        if wanted is not None:
-            parts = sorted(
-                {bisect_right(starts, r - s["n"]) - 1 for r in range(s["n"], end) if r in wanted}
-            )
-        for part in parts:
-            _, (_, packed) = read_script(site / "search" / "d" / f"{s['k']}-{part}.js")
-            texts = unpack_docs(packed)
-            docs[starts[part] : starts[part] + len(texts)] = texts
+        docs = _texts(
+            site,
+            s,
+            (r - s["n"] for r in range(s["n"], end) if wanted is None or r in wanted),
+        )
         rows = []
         for r in range(s["n"], end):
             minute += entries["w"][r]
-            entry_id, dom, line, text = docs[r - s["n"]] or ("", "", 0, "")
+            entry_id, dom, line, text = docs.get(r - s["n"]) or ("", "", 0, "")
             rows.append(
                 {
                     "id": entry_id,
@@ -162,16 +193,111 @@ def _site_rows(site: Path, q: Query) -> Iterator[tuple[str, str, list[JSON]]]:
         yield str(site / s["h"]), s["t"], rows
 
 
+def _ranked_without_text(q: Query) -> bool:
+    """Whether the index alone decides which records are hits and how groups rank: no
+    phrase to confirm on text, kept or left out (adjacency only orders a group's hits)."""
+    return not any(w.is_phrase for w in q.words)
+
+
+def _site_first(site: Path, q: Query, limit: int) -> tuple[list[list[Result]], bool]:
+    """The groups holding the first ``limit`` hits, as ``search`` ranks them, reading only
+    their sessions' texts: which records are hits, their words and the groups' order come
+    from the term shards and entries; texts are read for a group's snippets and adjacency
+    (the order within it) when it is reached. For queries ``_ranked_without_text`` allows."""
+    meta, entries = _site_index(site)
+    postings = Postings(site, meta)
+    sets = [_word_records(postings, w) for w in q.positive]
+    out: set[int] = set()
+    for w in q.words:
+        if w.exclude:
+            out |= _word_records(postings, w)
+    firsts = [s["n"] for s in meta["sessions"]]
+    minutes, minute = [], 0
+    for gap in entries["w"]:
+        minute += gap
+        minutes.append(minute)
+    hits: list[Hit] = []
+    rows: dict[int, JSON] = {}
+    for r in sorted(set().union(*sets)) if sets else range(meta["records"]):
+        if r in out:
+            continue
+        s = bisect_right(firsts, r) - 1
+        row = {
+            "role": ROLES[entries["k"][r] >> 1],
+            "tool": meta["tools"][entries["t"][r]],
+            "model": meta["models"][entries["m"][r]],
+            "label": meta["labels"][entries["l"][r]],
+            "time": minutes[r] * 60_000 if minutes[r] else None,
+            "error": bool(entries["k"][r] & 1),
+            "project": meta["sessions"][s]["p"] or "",
+        }
+        c = candidate("", *(row[k] for k in ROW_KEYS))
+        if not passes_filters(c, q.filters):
+            continue
+        rows[r] = row
+        hits.append(Hit(s, r - firsts[s], sum(r in held for held in sets), False, c.time or 0))
+    need = len(q.positive)
+    full = [h for h in hits if h.words == need]
+    complete = bool(full) or not need
+    results: list[list[Result]] = []
+    shown = 0
+    for g in group(full if complete else hits):
+        if shown >= limit:
+            break
+        s = meta["sessions"][g[0].session]
+        docs = _texts(site, s, (h.record for h in g))
+        for h in g:
+            row = rows[s["n"] + h.record]
+            h.adjacent = adjacent(candidate(docs[h.record][3], *(row[k] for k in ROW_KEYS)), q)
+        g.sort(key=lambda h: (-int(h.adjacent), -h.words, -h.time, h.record))
+        group_results = []
+        for h in g:
+            entry_id, dom, line, text = docs[h.record]
+            row = rows[s["n"] + h.record]
+            group_results.append(
+                Result(
+                    str(site / s["h"]),
+                    line,
+                    entry_id,
+                    dom,
+                    row["role"],
+                    row["tool"],
+                    row["time"],
+                    s["t"],
+                    text,
+                    h.record,
+                    h.words,
+                    h.adjacent,
+                )
+            )
+        results.append(group_results)
+        shown += len(g)
+    return results, complete
+
+
+ROW_KEYS = ("role", "tool", "model", "label", "time", "error", "project")
+"""A row's fields in the order ``candidate`` takes them after the text."""
+
+
 def run_search(
     q: Query,
     root: Path | None = None,
     site: Path | None = None,
     fields: frozenset[str] | None = None,
     problems: list[str] | None = None,
+    limit: int = 0,
 ) -> tuple[list[list[Result]], bool]:
     """Results grouped per session, best first, and whether every word matched. Files that
-    cannot be read are named in ``problems`` and left out."""
+    cannot be read are named in ``problems`` and left out. With ``limit``, the groups may
+    stop once they hold that many hits (a site's texts are then read only for them)."""
     problems = problems if problems is not None else []
+    if site is not None and limit and _ranked_without_text(q):
+        try:
+            return _site_first(site, q, limit)
+        except (OSError, ValueError, TypeError, KeyError, IndexError, zlib.error) as exc:
+            where = getattr(exc, "filename", None) or site / "search"
+            msg = f"{where}: the site's search index cannot be read ({exc}); build the site again"
+            raise InputError(msg) from exc
     sessions = list(
         _site(site, q) if site is not None else _folder(root or Path("."), fields, problems)
     )
