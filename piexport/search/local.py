@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import zlib
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
@@ -20,8 +21,8 @@ from .query import (
     Word,
     adjacent,
     candidate,
-    group,
     passes_filters,
+    score,
     search,
     snippet_line,
 )
@@ -193,31 +194,31 @@ def _site_rows(site: Path, q: Query) -> Iterator[tuple[str, str, list[JSON]]]:
         yield str(site / s["h"]), s["t"], rows
 
 
-def _ranked_without_text(q: Query) -> bool:
-    """Whether the index alone decides which records are hits and how groups rank: no
-    phrase to confirm on text, kept or left out (adjacency only orders a group's hits)."""
-    return not any(w.is_phrase for w in q.words)
-
-
 def _site_first(site: Path, q: Query, limit: int) -> tuple[list[list[Result]], bool]:
     """The groups holding the first ``limit`` hits, as ``search`` ranks them, reading only
-    their sessions' texts: which records are hits, their words and the groups' order come
-    from the term shards and entries; texts are read for a group's snippets and adjacency
-    (the order within it) when it is reached. For queries ``_ranked_without_text`` allows."""
+    the texts it must: which records may be hits, how many words each may have and when,
+    come from the term shards and entries; a session's texts are read when its group is
+    reached (for snippets and adjacency, and to confirm phrases), so a group's rank before
+    that is an upper bound, and it is ranked again once read (as in a best-first search)."""
     meta, entries = _site_index(site)
     postings = Postings(site, meta)
     sets = [_word_records(postings, w) for w in q.positive]
-    out: set[int] = set()
+    out: set[int] = set()  # left out for sure
+    unsure: set[int] = set()  # left out, or with fewer words, if a phrase is not in the text
     for w in q.words:
         if w.exclude:
-            out |= _word_records(postings, w)
+            (unsure if w.is_phrase else out).update(_word_records(postings, w))
+    for held, w in zip(sets, q.positive, strict=True):
+        if w.is_phrase:
+            unsure |= held
     firsts = [s["n"] for s in meta["sessions"]]
     minutes, minute = [], 0
     for gap in entries["w"]:
         minute += gap
         minutes.append(minute)
-    hits: list[Hit] = []
+    need = len(q.positive)
     rows: dict[int, JSON] = {}
+    bound: dict[int, list[Hit]] = {}  # per session: hits with the most words they may have
     for r in sorted(set().union(*sets)) if sets else range(meta["records"]):
         if r in out:
             continue
@@ -235,35 +236,72 @@ def _site_first(site: Path, q: Query, limit: int) -> tuple[list[list[Result]], b
         if not passes_filters(c, q.filters):
             continue
         rows[r] = row
-        hits.append(Hit(s, r - firsts[s], sum(r in held for held in sets), False, c.time or 0))
-    need = len(q.positive)
-    full = [h for h in hits if h.words == need]
-    complete = bool(full) or not need
+        words = sum(r in held for held in sets)
+        bound.setdefault(s, []).append(Hit(s, r - firsts[s], words, False, c.time or 0))
+    read: dict[int, tuple[list[Hit], dict[int, list[Any]]]] = {}
+
+    def confirmed(s: int) -> list[Hit]:
+        """A session's hits with their true words and adjacency, its texts read once."""
+        if s not in read:
+            info = meta["sessions"][s]
+            docs = _texts(site, info, (h.record for h in bound[s]))
+            hits = []
+            for h in bound[s]:
+                row = rows[info["n"] + h.record]
+                c = candidate(docs[h.record][3], *(row[k] for k in ROW_KEYS))
+                words = score(c, q)
+                if words is not None and (words or not need):
+                    hits.append(Hit(s, h.record, words, adjacent(c, q), h.time))
+            read[s] = hits, docs
+        return read[s][0]
+
+    def is_sure(s: int, h: Hit) -> bool:
+        return meta["sessions"][s]["n"] + h.record not in unsure
+
+    # whether some hit has every word: sure without text, else confirmed in rank order
+    complete = not need or any(
+        h.words == need and is_sure(s, h) for s, hs in bound.items() for h in hs
+    )
+    if not complete:
+        maybe = [s for s, hs in bound.items() if any(h.words == need for h in hs)]
+        maybe.sort(key=lambda s: _rank([h for h in bound[s] if h.words == need], s))
+        complete = any(any(h.words == need for h in confirmed(s)) for s in maybe)
+
+    def kept(hits: list[Hit]) -> list[Hit]:
+        return [h for h in hits if h.words == need] if complete else hits
+
+    queue = []
+    for s, hs in bound.items():
+        hs = kept(read[s][0] if s in read else hs)
+        if hs:
+            queue.append((_rank(hs, s), s))
+    heapq.heapify(queue)
     results: list[list[Result]] = []
     shown = 0
-    for g in group(full if complete else hits):
-        if shown >= limit:
-            break
-        s = meta["sessions"][g[0].session]
-        docs = _texts(site, s, (h.record for h in g))
-        for h in g:
-            row = rows[s["n"] + h.record]
-            h.adjacent = adjacent(candidate(docs[h.record][3], *(row[k] for k in ROW_KEYS)), q)
-        g.sort(key=lambda h: (-int(h.adjacent), -h.words, -h.time, h.record))
+    while queue and shown < limit:
+        rank, s = heapq.heappop(queue)
+        hits = kept(confirmed(s))
+        if not hits:
+            continue
+        if _rank(hits, s) != rank:  # its texts rank it lower than its bound: queue it again
+            heapq.heappush(queue, (_rank(hits, s), s))
+            continue
+        hits.sort(key=lambda h: (-int(h.adjacent), -h.words, -h.time, h.record))
+        info, docs = meta["sessions"][s], read[s][1]
         group_results = []
-        for h in g:
+        for h in hits:
             entry_id, dom, line, text = docs[h.record]
-            row = rows[s["n"] + h.record]
+            row = rows[info["n"] + h.record]
             group_results.append(
                 Result(
-                    str(site / s["h"]),
+                    str(site / info["h"]),
                     line,
                     entry_id,
                     dom,
                     row["role"],
                     row["tool"],
                     row["time"],
-                    s["t"],
+                    info["t"],
                     text,
                     h.record,
                     h.words,
@@ -271,8 +309,13 @@ def _site_first(site: Path, q: Query, limit: int) -> tuple[list[list[Result]], b
                 )
             )
         results.append(group_results)
-        shown += len(g)
+        shown += len(hits)
     return results, complete
+
+
+def _rank(hits: list[Hit], session: int) -> tuple[int, int, int]:
+    """``group``'s order of sessions: most words, newest hit, then the session's place."""
+    return (-max(h.words for h in hits), -max(h.time for h in hits), session)
 
 
 ROW_KEYS = ("role", "tool", "model", "label", "time", "error", "project")
@@ -291,7 +334,7 @@ def run_search(
     cannot be read are named in ``problems`` and left out. With ``limit``, the groups may
     stop once they hold that many hits (a site's texts are then read only for them)."""
     problems = problems if problems is not None else []
-    if site is not None and limit and _ranked_without_text(q):
+    if site is not None and limit:
         try:
             return _site_first(site, q, limit)
         except (OSError, ValueError, TypeError, KeyError, IndexError, zlib.error) as exc:
