@@ -16,7 +16,7 @@ from piexport.report.branches import branches_json, list_branches
 from piexport.report.compare import align, compare, compare_markdown
 
 from .branch_trees import fork_tree, many_leaves
-from .conftest import HEADER, SAMPLES, MakeSession
+from .conftest import HEADER, SAMPLES, MakeSession, msg
 from .test_render import static_checks
 
 OWN = {
@@ -232,3 +232,37 @@ def test_sample_shop_session_compare_has_a_diff() -> None:
     c = compare(session, "4883cfc2", "38c84050")
     assert c.fork == "ac09fa31"
     assert [m for _i, _j, m in c.alignment] == ["changed"]
+
+
+def test_a_sides_cost_is_the_same_float_whether_or_not_stretches_are_shared(
+    make_session: MakeSession,
+) -> None:
+    """The page sums a side's figures per stretch of the tree between forks (each counted
+    once per page); its cost must still be added in one order, or a last bit can change the
+    rounded cost shown ($0.0013 on the page where `piexport compare` says $0.0012)."""
+    from piexport.report.compare import Cache
+
+    def asst(eid: str, parent: str, second: int, cost: float) -> dict[str, Any]:
+        return msg(
+            eid, parent, "assistant", [{"type": "text", "text": eid}], second,
+            model="m", provider="p", stopReason="stop",
+            usage={"input": 1, "output": 1, "totalTokens": 2, "cost": {"total": cost}},
+        )  # fmt: skip
+
+    session = load_session(
+        make_session(
+            [
+                msg("u0", None, "user", "hi", 1),
+                asst("a0", "u0", 2, 0.000401),  # a fork
+                asst("b1", "a0", 3, 0.0002926),
+                asst("b2", "b1", 4, 0.0005559),
+                asst("c1", "a0", 5, 0.001),
+                asst("x0", "u0", 6, 0.002),  # u0 forks too
+            ]
+        )
+    )
+    plain = compare(session, "b2", "x0")
+    shared = compare(session, "b2", "x0", Cache())
+    assert plain.a.own == ["a0", "b1", "b2"]
+    assert shared.a.figures.cost == plain.a.figures.cost  # the same float, not just close
+    assert shared.a.figures.as_json() == plain.a.figures.as_json()

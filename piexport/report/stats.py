@@ -104,8 +104,12 @@ class Figures:
         return sum(self.messages.values())
 
 
-def compute_figures(entries: Iterable[Entry]) -> Figures:
-    """Add up the figures of the given entries (a path, or every entry in the file)."""
+def compute_figures(entries: Iterable[Entry], costs: list[float] | None = None) -> Figures:
+    """Add up the figures of the given entries (a path, or every entry in the file).
+
+    ``costs``, when given, receives each cost added, in order: figures of consecutive runs
+    of entries can then be added (``Figures.add``) and their cost summed again in one order,
+    the same float as a single pass."""
     f = Figures()
     seen_models: set[str] = set()
     for e in entries:
@@ -132,7 +136,7 @@ def compute_figures(entries: Iterable[Entry]) -> Figures:
         if model and model not in seen_models:
             seen_models.add(model)
             f.models.append(model)
-        _add_usage(f, msg.get("usage"))
+        _add_usage(f, msg.get("usage"), costs)
         content = msg.get("content")
         for block in content if isinstance(content, list) else ():
             if isinstance(block, dict) and block.get("type") == "toolCall":
@@ -148,7 +152,7 @@ def _model_name(msg: JSON) -> str | None:
     return f"{provider}/{model}" if isinstance(provider, str) and provider else model
 
 
-def _add_usage(f: Figures, usage: Any) -> None:
+def _add_usage(f: Figures, usage: Any, costs: list[float] | None = None) -> None:
     if not isinstance(usage, dict):
         return
     parts = {k: _count(usage.get(k)) for k in TOKEN_KEYS}
@@ -161,6 +165,8 @@ def _add_usage(f: Figures, usage: Any) -> None:
     cost = usage.get("cost")
     if isinstance(cost, dict):
         f.cost += _number(cost.get("total"))
+        if costs is not None:
+            costs.append(_number(cost.get("total")))
         f.costed += _number(cost.get("total")) != 0  # a model with no price reports 0
 
 
