@@ -550,6 +550,9 @@
             meta.appendChild(shown([s.p || "", when(s.d), n + (n === 1 ? " match" : " matches")].filter(Boolean).join(" · ")));
             more.remove();
           });
+        }).catch(function (err) {  // a text part missing or damaged: say so, let it be tried again
+          more.disabled = false;
+          more.textContent = "Could not show the other matches (" + err.message + "); try again";
         });
       });
       sec.appendChild(more);
@@ -573,7 +576,7 @@
           state.list.appendChild(groupSection(g, state.q));
           shown++;
           state.shownGroups++;
-          state.shownHits += g.length;
+          state.shownHits += g.length + (g.sure ? g.rest.length : 0);  // unchecked but sure hits count
           if (g.rest.length && !g.sure) state.inexact = true;
         });
         if (shown >= SCREEN) screen();

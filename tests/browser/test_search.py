@@ -23,6 +23,7 @@ from .test_security import PAYLOADS, hostile_session, probe, strip_csp, write_se
 
 pytestmark = pytest.mark.browser
 SAMPLES = REPO / "sample_sessions"
+ALPHA = ("alpha beta gamma", "alpha beta then gamma")
 BIDI = "line \u202eone\nthe \u202esmuggled\u200b word, \u2066isolated\u2069 and ❤\ufe0f kept"
 
 
@@ -39,6 +40,15 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         to_lines([HEADER, msg("b1", None, "user", BIDI, 1)])
     )
     numbered_lines(root / "--home-n--")
+    pad = " ".join(f"pad{k}" for k in range(80))  # a record to a text part, near enough
+    records = [  # the oldest five form "alpha beta gamma"; the ten newer do not
+        msg(f"r{i}", f"r{i - 1}" if i else None, "user", f"{ALPHA[i >= 5]} {pad}", 60 * i + 1)
+        for i in range(15)
+    ]
+    (root / "--home-r--").mkdir()
+    (root / "--home-r--" / "2025-06-01T00-00-00-000Z_rv.jsonl").write_bytes(
+        to_lines([HEADER, *records])
+    )
     out = tmp_path_factory.mktemp("search-site")
     with pytest.MonkeyPatch.context() as patch:  # many small parts: the page loads only some
         patch.setattr(index, "DOC_CHARS", 2000)
@@ -72,13 +82,15 @@ def open_search(page: Page, site: Path, query: str) -> None:
         "compiling 00142",
         "compiling cart",  # some hits form the phrase: ranked on the parts the page reads
         "cart compiling",  # none does
+        '"alpha beta" gamma',  # a phrase, and adjacency to rank by: ranked on the parts read
+        'alpha beta gamma -"zeta eta"',  # a phrase left out that no hit has: every hit sure
     ],
 )
 def test_the_page_answers_as_the_cli_does(browser: Browser, site: Path, query: str) -> None:
     """The same sessions in the same order, and in each the CLI's first hits: all five of
-    them, or, where the page checks a phrase on texts, the first of them it has checked
-    (at least one); where only adjacency ranks hits, the page ranks the hits in the text
-    parts of the first five (see ``page_ranks``)."""
+    them; where the page checks a phrase on texts, the first of them it has checked (at
+    least one), or with adjacency to rank by too, some of them in the CLI's order; where only
+    adjacency ranks hits, the ones in the text parts of the first five (``page_ranks``)."""
     q = parse(query)
     groups, _ = run_search(q, site=site)
     ranked_on_parts = (
@@ -86,7 +98,9 @@ def test_the_page_answers_as_the_cli_does(browser: Browser, site: Path, query: s
         and not any(w.is_phrase for w in q.positive)
         and not any(w.exclude and w.is_phrase for w in q.words)
     )
-    phrases = any(w.is_phrase for w in q.positive) or any(w.exclude and w.is_phrase for w in q.words)
+    phrases = any(w.is_phrase for w in q.positive) or any(
+        w.exclude and w.is_phrase for w in q.words
+    )
     want = [
         (
             Path(g[0].path).relative_to(site).as_posix(),
@@ -105,9 +119,12 @@ def test_the_page_answers_as_the_cli_does(browser: Browser, site: Path, query: s
     )
     page.close()
     assert [h for h, _ in got] == [p for p, _ in want]
-    for (_, ids), (_, wanted) in zip(got, want, strict=True):
-        if phrases:  # the kept hits of the prefix the page checked: one at least
+    every = {Path(g[0].path).relative_to(site).as_posix(): [h.dom for h in g] for g in groups}
+    for (path, ids), (_, wanted) in zip(got, want, strict=True):
+        if phrases and len(q.positive) == 1:  # the kept hits of the prefix it checked
             assert 1 <= len(ids) <= 5 and ids == wanted[: len(ids)]
+        elif phrases:  # and ranked by adjacency among them: in the CLI's order
+            assert 1 <= len(ids) <= 5 and ids == [d for d in every[path] if d in ids]
         else:
             assert ids == wanted
 
@@ -117,7 +134,9 @@ def page_ranks(group: list, site: Path) -> list:
     to check: the text parts holding its first five hits by words and time are read once,
     and the hits in those parts come in the CLI's order (phrase first)."""
     _, (meta,) = index.read_script(site / "search" / "meta.js")
-    (s,) = [s for s in meta["sessions"] if (site / s["h"]).as_posix() == Path(group[0].path).as_posix()]
+    (s,) = [
+        s for s in meta["sessions"] if (site / s["h"]).as_posix() == Path(group[0].path).as_posix()
+    ]
     starts = s.get("c") or [0]
 
     def part(h: object) -> int:
@@ -300,4 +319,19 @@ def test_a_pasted_hash_is_left_out_with_a_note(browser: Browser, site: Path) -> 
     open_search(page, site, digest)
     expect(status).to_contain_text("is left out")
     expect(page.locator(".result-group")).to_have_count(0)
+    page.close()
+
+
+def test_the_status_counts_the_matches_of_sessions_whose_hits_all_hold(
+    browser: Browser, site: Path
+) -> None:
+    """A phrase only left out, which no hit has: every hit of the session holds, checked or
+    not, so the status line counts them all, as the session's line and the CLI do."""
+    query = 'alpha beta gamma -"zeta eta"'
+    groups, _ = run_search(parse(query), site=site)
+    (group,) = groups
+    page = browser.new_page()
+    open_search(page, site, query)
+    expect(page.locator(".result-meta")).to_contain_text(f"{len(group)} matches")
+    expect(page.locator("#search-status")).to_have_text(f"{len(group)} matches in 1 session.")
     page.close()
