@@ -61,7 +61,7 @@ def main() -> None:
         "--site", action="store_true", help="also build the bench archive per budget"
     )
     args = parser.parse_args()
-    files = args.files or [
+    files = [f.resolve() for f in args.files] or [
         CACHE / f"session-2000-g{GENERATOR}.jsonl",
         CACHE / f"real-1-r{REAL_GENERATOR}.jsonl",
     ]
