@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 from collections import Counter
@@ -23,7 +24,8 @@ from .read.selection import Selection, SelectionError, sharing_notice
 from .report.summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
 from .search.records import FIELDS
 
-if TYPE_CHECKING:  # the redaction rules load only for commands that redact
+if TYPE_CHECKING:  # the renderer and the redaction rules load only for commands using them
+    from .page.render import RenderOptions
     from .share.redact import Redactor
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -104,6 +106,23 @@ def _pop_selection(values: dict[str, Any]) -> Selection | None:
         values.pop("leaf_id", None),
         values.pop("only_context", False),
     )
+
+
+def _colour(options: RenderOptions, highlight_chars: int | None) -> RenderOptions:
+    """``options`` with the colouring budget --highlight-chars gave, if it did."""
+    if highlight_chars is None:
+        return options
+    return dataclasses.replace(options, highlight_chars=highlight_chars)
+
+
+highlight_option = click.option(
+    "--highlight-chars",
+    type=click.IntRange(0),
+    metavar="N",
+    default=None,
+    help="Colour at most N characters of code per page (default 400000, about a second; "
+    "0: none). Colouring is most of the time a page takes to make.",
+)
 
 
 redact_options = _options_into(
@@ -354,6 +373,7 @@ page_timeout_option = click.option(
     help="With --watch: look for changes by polling (network drives give no events).",
 )
 @page_timeout_option
+@highlight_option
 @redact_options
 @selection_options(per_session=False)
 @strict_option
@@ -372,6 +392,7 @@ def site_command(
     redactor: Redactor | None,
     selection: Selection | None,
     strict: bool,
+    highlight_chars: int | None = None,
     watch: bool = False,
     poll: bool = False,
 ) -> None:
@@ -381,15 +402,18 @@ def site_command(
     search.html, which searches every session from the folder (no server needed). Pages of
     unchanged sessions are kept; pages of deleted sessions are removed.
     """
+    from .page.export import RenderOptions
     from .site.build import build_site, default_sessions_root
 
     root = root if root is not None else default_sessions_root()
+    options = _colour(RenderOptions(), highlight_chars)
     if watch:
         _watch_and_serve(
             root,
             out,
             quiet=quiet,
             poll=poll,
+            options=options,
             jobs=jobs,
             force=force,
             project=project,
@@ -419,6 +443,7 @@ def site_command(
         report = build_site(
             root,
             out,
+            options=options,
             jobs=jobs,
             force=force,
             project=project,
@@ -566,6 +591,7 @@ def search_command(
     help="Processes that render a big page together (default: all cores; same page).",
 )
 @page_timeout_option
+@highlight_option
 @redact_options
 @selection_options(per_session=True)
 @strict_option
@@ -576,6 +602,7 @@ def render_command(
     open_page: bool,
     jobs: int | None,
     page_timeout: float | None,
+    highlight_chars: int | None,
     redactor: Redactor | None,
     selection: Selection | None,
     strict: bool,
@@ -592,7 +619,7 @@ def render_command(
     if out is None:
         out = Path(("session" if file == "-" else Path(file).stem) + "." + fmt)
     # pages written side by side: a fork links to its parent's page by file name
-    options = RenderOptions(link_parent_by_name=True, workers=jobs or 0)
+    options = _colour(RenderOptions(link_parent_by_name=True, workers=jobs or 0), highlight_chars)
     if fmt == "html" and str(out) != "-":
         source: Any = sys.stdin.buffer if file == "-" else Path(file)
         try:
@@ -884,6 +911,7 @@ def _watch_and_serve(
 @click.option("--project", metavar="PATTERN", help="Only projects whose cwd matches this glob.")
 @click.option("--poll", is_flag=True, help="Poll for changes (network drives give no events).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@highlight_option
 @redact_options
 def serve_command(
     root: Path | None,
@@ -895,6 +923,7 @@ def serve_command(
     project: str | None,
     poll: bool,
     quiet: bool,
+    highlight_chars: int | None,
     redactor: Redactor | None,
 ) -> None:
     """Serve a live archive of ROOT (default: pi's sessions folder) on localhost.
@@ -926,7 +955,7 @@ def serve_command(
         poll=poll,
         server=server,
         open_browser=open_browser,
-        options=RenderOptions(live=True),
+        options=_colour(RenderOptions(live=True), highlight_chars),
         jobs=jobs,
         project=project,
         redactor=redactor,

@@ -119,3 +119,28 @@ def test_python_dash_m_works(make_session: MakeSession) -> None:
         check=True,
     )
     assert "user: hi" in out.stdout
+
+
+def test_highlight_chars_trades_colour_for_time(runner: CliRunner, tmp_path: Path) -> None:
+    """--highlight-chars N colours at most N characters of code per page: 0 makes pages
+    with no colouring, and a site built with it is rebuilt when the budget changes."""
+    from .conftest import SAMPLES
+
+    sample = next(p for p in SAMPLES.rglob("*.jsonl") if "2025-03-04T09-02-44" in p.name)
+    coloured, plain = tmp_path / "coloured.html", tmp_path / "plain.html"
+    assert runner.invoke(cli, ["render", str(sample), "-o", str(coloured)]).exit_code == 0
+    result = runner.invoke(cli, ["render", str(sample), "-o", str(plain), "--highlight-chars", "0"])
+    assert result.exit_code == 0, result.output
+    assert coloured.read_text().count('<span class="kn">') > 0  # Pygments: an import keyword
+    assert plain.read_text().count('<span class="kn">') == 0
+    assert "shop/cart.py" in plain.read_text()  # the code is there, as plain text
+
+    site = tmp_path / "site"
+    args = ["site", str(SAMPLES), "-o", str(site), "-q", "--no-search"]
+    assert runner.invoke(cli, [*args, "--highlight-chars", "0"]).exit_code == 0
+    pages = sorted(site.rglob("2025-*.html"))
+    assert pages and not any('<span class="kn">' in p.read_text() for p in pages)
+    assert runner.invoke(cli, args).exit_code == 0  # the default budget: pages made again
+    assert any('<span class="kn">' in p.read_text() for p in sorted(site.rglob("2025-*.html")))
+    bad = runner.invoke(cli, ["render", str(sample), "--highlight-chars", "-1"])
+    assert bad.exit_code == 2
