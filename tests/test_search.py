@@ -552,6 +552,20 @@ def test_cli_search_names_a_site_index_it_cannot_read(tmp_path: Path) -> None:
     result = search(damaged)
     assert result.exit_code == 2 and "cannot be read" in result.output, result.output
 
+    edited = tmp_path / "edited"  # values of the wrong type, as a hand edit leaves them
+    shutil.copytree(out, edited)
+    meta = edited / "search" / "meta.js"
+    call, (data,) = read_script(meta)
+    for n, session in enumerate(data["sessions"]):
+        session["p"] = [None, 1.5, {"a": 1}][n % 3]
+    data["tools"] = [None] * len(data["tools"])
+    meta.write_text(index.script(call, data))
+    for limit in ("50", "0"):
+        for query in ("coupon", "role:user", '"the cart"', "cart -coupon"):
+            result = runner.invoke(cli, ["search", query, "--site", str(edited), "--limit", limit])
+            assert result.exit_code == 2 and "cannot be read" in result.output, result.output
+            assert result.exception is None or isinstance(result.exception, SystemExit)
+
 
 # ---- user blocks, snippets
 

@@ -96,15 +96,25 @@ def _folder(
         yield str(path), session.title or path.name, rows
 
 
-def _site(site: Path, q: Query) -> Iterator[tuple[str, str, list[JSON]]]:
-    """Each session's rows from a built site's index. An index this version cannot read (an
-    older piexport's, a copy with files missing, a damaged file) is named, never a crash."""
+_UNREADABLE = (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError, zlib.error)
+"""What a site index that this version cannot read raises while it is read or searched (an
+older piexport's, a copy with files missing, a damaged or hand-edited file)."""
+
+
+def _unreadable(site: Path, exc: BaseException) -> InputError:
+    where = getattr(exc, "filename", None) or site / "search"
+    return InputError(
+        f"{where}: the site's search index cannot be read ({exc}); build the site again"
+    )
+
+
+def _site(site: Path, q: Query | None = None) -> Iterator[tuple[str, str, list[JSON]]]:
+    """Each session's rows from a built site's index (with ``q``: texts only of records
+    holding its words). An index this version cannot read is named, never a crash."""
     try:
         yield from _site_rows(site, q)
-    except (OSError, ValueError, TypeError, KeyError, IndexError, zlib.error) as exc:
-        where = getattr(exc, "filename", None) or site / "search"
-        msg = f"{where}: the site's search index cannot be read ({exc}); build the site again"
-        raise InputError(msg) from exc
+    except _UNREADABLE as exc:
+        raise _unreadable(site, exc) from exc
 
 
 def _site_index(site: Path) -> tuple[JSON, JSON]:
@@ -161,9 +171,9 @@ def _texts(site: Path, s: JSON, offsets: Iterable[int]) -> dict[int, list[Any]]:
     return found
 
 
-def _site_rows(site: Path, q: Query) -> Iterator[tuple[str, str, list[JSON]]]:
+def _site_rows(site: Path, q: Query | None) -> Iterator[tuple[str, str, list[JSON]]]:
     meta, entries = _site_index(site)
-    wanted = _holding_words(site, meta, q)
+    wanted = _holding_words(site, meta, q) if q is not None else None
     minute = 0
     for i, s in enumerate(meta["sessions"]):
         end = meta["sessions"][i + 1]["n"] if i + 1 < len(meta["sessions"]) else meta["records"]
@@ -334,16 +344,20 @@ def run_search(
     cannot be read are named in ``problems`` and left out. With ``limit``, the groups may
     stop once they hold that many hits (a site's texts are then read only for them)."""
     problems = problems if problems is not None else []
-    if site is not None and limit:
-        try:
+    if site is None:
+        return _ranked(list(_folder(root or Path("."), fields, problems)), q)
+    try:
+        if limit:
             return _site_first(site, q, limit)
-        except (OSError, ValueError, TypeError, KeyError, IndexError, zlib.error) as exc:
-            where = getattr(exc, "filename", None) or site / "search"
-            msg = f"{where}: the site's search index cannot be read ({exc}); build the site again"
-            raise InputError(msg) from exc
-    sessions = list(
-        _site(site, q) if site is not None else _folder(root or Path("."), fields, problems)
-    )
+        return _ranked(list(_site_rows(site, q)), q)
+    except _UNREADABLE as exc:
+        raise _unreadable(site, exc) from exc
+
+
+def _ranked(
+    sessions: list[tuple[str, str, list[JSON]]], q: Query
+) -> tuple[list[list[Result]], bool]:
+    """Every session's rows matched and ranked (``search``), as Results."""
     cands: list[tuple[int, int, Candidate]] = []
     for s, (_, _, rows) in enumerate(sessions):
         for r, row in enumerate(rows):
