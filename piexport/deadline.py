@@ -69,6 +69,9 @@ def _on_alarm(signum: int, frame: Any) -> None:
         if frame.f_code.co_name in _UNSAFE or frame.f_code in callbacks:
             return  # it fires again in REPEAT seconds
         frame, depth = frame.f_back, depth + 1
+    # the code the exception unwinds (ending worker processes, closing a page) gets a quiet
+    # GRACE before the next tick: a second exception there would cut that clean-up short
+    signal.setitimer(signal.ITIMER_REAL, GRACE, REPEAT)
     raise DeadlineExceeded
 
 
@@ -95,6 +98,10 @@ REPEAT = 0.05
 """After its end, the timer fires again this often until the limit is left: an exception
 raised where Python cannot pass it on (a ``__del__``, a lock release in logging) is lost,
 and the next one is not."""
+GRACE = 1.0
+"""After it has raised, the timer waits this long before it fires again (should the
+exception have been swallowed): unwinding to the limit, ``finally`` blocks end worker
+processes and close the page, and one more exception in them would leave workers behind."""
 
 
 def _arm(end: float) -> None:

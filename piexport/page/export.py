@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from ..deadline import DeadlineExceeded, limit, outer_expired
+from ..deadline import DeadlineExceeded, held, limit, outer_expired
 from ..output import write_atomic
 from ..read.loader import load_session
 from ..read.model import Diagnostic, Session
@@ -121,9 +121,14 @@ def export_session(
     try:
         with limit(seconds):
             view = build_view(session, parent_href=parent_href, forks=forks)
-            _write(
-                out, render_session_parts(view, options, sharing=notice), redactor, options, session
-            )
+            parts = render_session_parts(view, options, sharing=notice)
+            try:
+                _write(out, parts, redactor, options, session)
+            finally:  # its worker processes end now, never when the collector gets to them
+                close = getattr(parts, "close", None)
+                if close is not None:
+                    with held():
+                        close()
     except DeadlineExceeded:
         if outer_expired():
             raise

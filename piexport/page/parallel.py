@@ -151,12 +151,12 @@ def _render_groups(
                 yield html
                 i += 1
         finally:
-            if pool is not None:
-                with held():  # nor while the workers are ended
+            with held():  # nor while the workers are ended and the collector let go again
+                if pool is not None:
                     pool.terminate()
                     pool.join()
-            _job = None
-            gc.unfreeze()
+                _job = None
+                gc.unfreeze()
         if i < len(groups):  # a worker's budgets differed from the page's: render it here
             yield render(groups[i])
             i += 1

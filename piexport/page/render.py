@@ -8,7 +8,7 @@ this module hashes.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
@@ -591,7 +591,26 @@ def render_session_parts(
             # of the parent's pipes
             rendered.close()
 
-    return page()
+    return _Parts(page(), rendered)
+
+
+class _Parts(Iterator[str]):
+    """A page's parts; ``close()`` ends its worker processes even when the page was never
+    started (a generator closed before it ran skips its ``finally``)."""
+
+    def __init__(self, parts: Iterator[str], rendered: Generator[str, None, None]) -> None:
+        self._parts, self._rendered = parts, rendered
+
+    def __next__(self) -> str:
+        return next(self._parts)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self._parts, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self._rendered.close()
 
 
 @dataclass(frozen=True, slots=True)
