@@ -119,3 +119,54 @@ def _colour_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterable[None]:
     else:
         os.environ["PIEXPORT_CACHE_DIR"] = old
     colourcache.reset()
+
+
+def _forks_of_this_process() -> list[int]:
+    """Processes forked from the test process and still alive (same command line): a
+    page's worker processes, which must all have been ended when the test returned."""
+    import os
+
+    me = Path(f"/proc/{os.getpid()}")
+    try:
+        cmdline = (me / "cmdline").read_bytes()
+        kids = [
+            int(p) for t in (me / "task").iterdir() for p in (t / "children").read_text().split()
+        ]
+    except OSError:  # not Linux: nothing to look at
+        return []
+    found = []
+    for pid in kids:
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes() == cmdline:
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_worker_outlives_its_test(request: pytest.FixtureRequest) -> Iterable[None]:
+    """A worker process left running holds copies of the test process's pipes (Playwright's
+    among them), so the browser could never be closed and the run would hang at its end.
+    Any left is ended here and named as a warning: workers must end with their page."""
+    yield
+    import os
+    import signal
+    import time
+    import warnings
+
+    left = _forks_of_this_process()
+    if not left:
+        return
+    time.sleep(0.2)  # a pool being ended right now
+    left = _forks_of_this_process()
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (OSError, ChildProcessError):
+            pass
+    if left:
+        warnings.warn(
+            f"{request.node.nodeid} left worker processes {left}; ended them", stacklevel=1
+        )
