@@ -101,6 +101,22 @@ class Writer:
             result["details"] = details
         return self.add(parent, "message", message=result)
 
+    def assistant(
+        self, parent: str | None, blocks: list[dict[str, object]], usage: object, stop: str
+    ) -> str:
+        """An assistant message entry, as Anthropic's API answers in pi."""
+        message = {
+            "role": "assistant",
+            "content": blocks,
+            "api": "anthropic-messages",
+            "provider": "anthropic",
+            "model": "claude-sonnet-4-5",
+            "usage": usage,
+            "stopReason": stop,
+            "timestamp": self.ms(),
+        }
+        return self.add(parent, "message", message=message)
+
     def prose(self, n: int) -> str:
         """Model prose: sentences, now and then a file name or call in backticks."""
         out = []
@@ -224,20 +240,7 @@ def make_session(entries: int, seed: int = 1, cwd: str = "/home/bench/project") 
                 "totalTokens": 0,
                 "cost": {"total": round(rng.random() / 10, 6)},
             }
-            leaf = w.add(
-                leaf,
-                "message",
-                message={
-                    "role": "assistant",
-                    "content": blocks,
-                    "api": "anthropic-messages",
-                    "provider": "anthropic",
-                    "model": "claude-sonnet-4-5",
-                    "usage": usage,
-                    "stopReason": "toolUse",
-                    "timestamp": w.ms(),
-                },
-            )
+            leaf = w.assistant(leaf, blocks, usage, "toolUse")
             details: dict[str, object] | None = None
             if tool == "read":
                 out = _code(rng, rng.randint(5_000, 50_000))
@@ -408,27 +411,15 @@ def make_real_session(seed: int, target_bytes: int = 3_500_000) -> bytes:
     size = 0
 
     def assistant(blocks: list[dict[str, object]], stop: str) -> str:
-        return w.add(
-            leaf,
-            "message",
-            message={
-                "role": "assistant",
-                "content": blocks,
-                "api": "anthropic-messages",
-                "provider": "anthropic",
-                "model": "claude-sonnet-4-5",
-                "usage": {
-                    "input": rng.randint(2000, 150_000),
-                    "output": rng.randint(20, 1500),
-                    "cacheRead": rng.randint(0, 120_000),
-                    "cacheWrite": rng.randint(0, 5000),
-                    "totalTokens": 0,
-                    "cost": {"total": round(rng.random() / 20, 6)},
-                },
-                "stopReason": stop,
-                "timestamp": w.ms(),
-            },
-        )
+        usage = {
+            "input": rng.randint(2000, 150_000),
+            "output": rng.randint(20, 1500),
+            "cacheRead": rng.randint(0, 120_000),
+            "cacheWrite": rng.randint(0, 5000),
+            "totalTokens": 0,
+            "cost": {"total": round(rng.random() / 20, 6)},
+        }
+        return w.assistant(leaf, blocks, usage, stop)
 
     while size < target_bytes:
         leaf = w.add(
