@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from piexport.page.export import RenderOptions
 
+from ..conftest import msg
 from ..live import Served, append, copy_shop, message_line, serve_process
 from .test_security import PAYLOADS, hostile_session, poke_everything
 
@@ -154,12 +155,9 @@ def test_index_gets_the_new_session(browser: Browser, served: tuple[Served, Path
     page.evaluate("window.__same_document = true")
     new = source.with_name("2025-03-05T10-00-00-000Z_new.jsonl")
     header = orjson.loads(source.read_bytes().split(b"\n", 1)[0])
-    first = {
-        "type": "message",
-        "id": "first",
-        "parentId": None,
+    first = {  # a day after the other sessions
+        **msg("first", None, "user", "a brand new session", 1),
         "timestamp": "2025-03-05T10:00:01.000Z",
-        "message": {"role": "user", "content": "a brand new session"},
     }
     new.write_bytes(
         orjson.dumps({**header, "id": "new-session"}) + b"\n" + orjson.dumps(first) + b"\n"
