@@ -191,17 +191,25 @@ def _site_rows(site: Path, q: Query | None) -> Iterator[tuple[str, str, list[JSO
                     "id": entry_id,
                     "dom": dom,
                     "line": line,
-                    "role": ROLES[entries["k"][r] >> 1],
-                    "tool": meta["tools"][entries["t"][r]],
-                    "model": meta["models"][entries["m"][r]],
-                    "label": meta["labels"][entries["l"][r]],
-                    "time": minute * 60_000 if minute else None,
-                    "error": bool(entries["k"][r] & 1),
                     "text": text,
-                    "project": s["p"] or "",
+                    **_fields(meta, entries, r, minute, s),
                 }
             )
         yield str(site / s["h"]), s["t"], rows
+
+
+def _fields(meta: JSON, entries: JSON, r: int, minute: int, session: JSON) -> JSON:
+    """What the index says of record ``r`` besides its text (``ROW_KEYS``); ``minute``: its
+    time, as ``entries.js`` adds it up."""
+    return {
+        "role": ROLES[entries["k"][r] >> 1],
+        "tool": meta["tools"][entries["t"][r]],
+        "model": meta["models"][entries["m"][r]],
+        "label": meta["labels"][entries["l"][r]],
+        "time": minute * 60_000 if minute else None,
+        "error": bool(entries["k"][r] & 1),
+        "project": session["p"] or "",
+    }
 
 
 def _site_first(site: Path, q: Query, limit: int) -> tuple[list[list[Result]], bool]:
@@ -233,15 +241,7 @@ def _site_first(site: Path, q: Query, limit: int) -> tuple[list[list[Result]], b
         if r in out:
             continue
         s = bisect_right(firsts, r) - 1
-        row = {
-            "role": ROLES[entries["k"][r] >> 1],
-            "tool": meta["tools"][entries["t"][r]],
-            "model": meta["models"][entries["m"][r]],
-            "label": meta["labels"][entries["l"][r]],
-            "time": minutes[r] * 60_000 if minutes[r] else None,
-            "error": bool(entries["k"][r] & 1),
-            "project": meta["sessions"][s]["p"] or "",
-        }
+        row = _fields(meta, entries, r, minutes[r], meta["sessions"][s])
         c = candidate("", *(row[k] for k in ROW_KEYS))
         if not passes_filters(c, q.filters):
             continue
