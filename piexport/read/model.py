@@ -25,6 +25,8 @@ EntryType = Literal[
     "custom_message",
     "label",
     "session_info",
+    "usage",
+    "context_edit",
 ]
 KNOWN_ENTRY_TYPES: frozenset[str] = frozenset(EntryType.__args__)  # type: ignore[attr-defined]
 
