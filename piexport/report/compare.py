@@ -246,29 +246,30 @@ class Cache:
     sides: dict[tuple[str, int], Side] = field(default_factory=dict)
     turns: dict[tuple[str, str], Turn] = field(default_factory=dict)
     paths: dict[str, list[str]] = field(default_factory=dict)
-    segments: dict[tuple[str, str], tuple[Figures, list[float]]] = field(default_factory=dict)
+    segments: dict[tuple[str, str], tuple[Figures, list[tuple[str, float]]]] = field(
+        default_factory=dict
+    )
     """Figures of each stretch of the tree between forks, by its first and last entry, with
     the costs they add up: a side's figures are the sum of its stretches, so each entry is
     counted once per page rather than once per side holding it."""
 
     def figures(self, session: Session, own: list[str]) -> Figures:
-        total, costs, start = Figures(), [], 0
+        total, start = Figures(), 0
+        costs: list[tuple[str, float]] = []
         forks = session.tree.children
         for i, entry_id in enumerate(own):
             if i + 1 < len(own) and len(forks.get(entry_id, ())) < 2:
                 continue
             key = (own[start], entry_id)
             if key not in self.segments:
-                part: list[float] = []
+                part: list[tuple[str, float]] = []
                 stretch = (session.by_id[e] for e in own[start : i + 1])
                 self.segments[key] = compute_figures(stretch, part), part
             figures, part = self.segments[key]
             total.add(figures)
             costs += part
             start = i + 1
-        total.cost = 0.0  # added again in the order of one pass: the same float to the last bit
-        for cost in costs:
-            total.cost += cost
+        total.resum(costs)  # added again in the order of one pass: the same float to the last bit
         return total
 
     def path_to(self, session: Session, leaf: str) -> list[str]:
