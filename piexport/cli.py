@@ -1136,10 +1136,11 @@ def shares_command(fmt: str) -> None:
 @click.argument("root", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--by",
-    type=click.Choice(["day", "week", "month", "project", "model", "tool"]),
+    type=click.Choice(["day", "week", "month", "project", "model", "tool", "kind"]),
     default="day",
     show_default=True,
-    help="One row per day, ISO week, month, project (cwd), provider/model or tool.",
+    help="One row per day, ISO week, month, project (cwd), provider/model, tool, or kind of "
+    "usage (turns, cache warming, summaries, a tool's own model work).",
 )
 @click.option("--since", metavar="DATE", help="Only messages on or after this day (YYYY-MM-DD).")
 @click.option("--until", metavar="DATE", help="Only messages on or before this day (YYYY-MM-DD).")

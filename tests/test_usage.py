@@ -19,7 +19,7 @@ from piexport.report.files import files_json, shown_path
 from piexport.report.summary import summary_json
 from piexport.report.usage import format_table, load_sessions, usage_report
 
-from .conftest import HEADER, SAMPLES, msg, sample_files, tool_result
+from .conftest import DATA, HEADER, SAMPLES, msg, sample_files, tool_result
 
 
 def raw_records(path: Path) -> list[dict[str, Any]]:
@@ -57,14 +57,26 @@ def expected_by(paths: list[Path], key_of: Any) -> dict[str, dict[str, Any]]:
     )
     for path in paths:
         for r in raw_records(path):
-            if r.get("type") != "message" or not isinstance(r.get("message"), dict):
+            m = r.get("message") if r.get("type") == "message" else None
+            if r.get("type") == "message" and not isinstance(m, dict):
                 continue
-            m = r["message"]
+            u = usage_of(r)
+            if m is None and u is None:
+                continue
             key = key_of(path, r)
             if key is None:
                 continue
             row = rows[key]
             row["sessions"].add(path)
+            if u is not None:  # pi 1.5's /session: the four counts, their sum, cost.total
+                parts = [_n(u.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")]
+                for k, v in zip(("input", "output", "cacheRead", "cacheWrite"), parts, strict=True):
+                    row[k] += v
+                row["total"] += sum(parts)
+                if isinstance(u.get("cost"), dict):
+                    row["cost"] += _n(u["cost"].get("total"))
+            if m is None:
+                continue
             row["messages"] += 1
             if m.get("role") == "toolResult" and m.get("isError") is True:
                 row["toolErrors"] += 1
@@ -73,14 +85,24 @@ def expected_by(paths: list[Path], key_of: Any) -> dict[str, dict[str, Any]]:
             for b in m.get("content") if isinstance(m.get("content"), list) else []:
                 if isinstance(b, dict) and b.get("type") == "toolCall":
                     row["toolCalls"] += 1
-            u = m.get("usage") if isinstance(m.get("usage"), dict) else {}
-            parts = [_n(u.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")]
-            for k, v in zip(("input", "output", "cacheRead", "cacheWrite"), parts, strict=True):
-                row[k] += v
-            row["total"] += _n(u.get("totalTokens")) if "totalTokens" in u else sum(parts)
-            if isinstance(u.get("cost"), dict):
-                row["cost"] += _n(u["cost"].get("total"))
     return rows
+
+
+def usage_of(r: dict[str, Any]) -> dict[str, Any] | None:
+    """The usage object a record carries, where pi 1.5 counts one: an assistant message (even
+    without usage), a tool result's own, a compaction's, a branch summary's, a usage entry."""
+    if r.get("type") == "message":
+        m = r["message"]
+        if m.get("role") == "assistant":
+            return m.get("usage") if isinstance(m.get("usage"), dict) else {}
+        if m.get("role") == "toolResult" and isinstance(m.get("usage"), dict):
+            return m["usage"]
+        return None
+    if r.get("type") in ("compaction", "branch_summary", "usage") and isinstance(
+        r.get("usage"), dict
+    ):
+        return r["usage"]
+    return None
 
 
 def run_json(runner: CliRunner, *args: str) -> dict[str, Any]:
@@ -103,15 +125,48 @@ def check_rows(got: dict[str, Any], want: dict[str, dict[str, Any]]) -> None:
         assert (g["cost"] or 0) == pytest.approx(w["cost"], abs=1e-6), key
 
 
-def test_usage_by_day_matches_the_raw_files(runner: CliRunner) -> None:
-    got = run_json(runner, str(SAMPLES), "--by", "day")
+PI15 = DATA / "pi15"
+
+
+@pytest.mark.parametrize("root", [SAMPLES, PI15], ids=["samples", "pi15"])
+def test_usage_by_day_matches_the_raw_files(runner: CliRunner, root: Path) -> None:
+    files = sorted(root.rglob("*.jsonl"))
+    got = run_json(runner, str(root), "--by", "day")
     assert got["by"] == "day"
-    want = expected_by(sample_files(), lambda p, r: r["timestamp"][:10])
+    want = expected_by(files, lambda p, r: r["timestamp"][:10])
     check_rows(got, want)
     assert [r["key"] for r in got["rows"]] == sorted(want)
     assert got["total"]["tokens"]["input"] == sum(w["input"] for w in want.values())
     assert got["total"]["cost"] == pytest.approx(sum(w["cost"] for w in want.values()))
-    assert got["total"]["sessions"] == len(sample_files())
+    assert got["total"]["sessions"] == len(files)
+
+
+def test_usage_by_kind_sets_cache_warming_and_summaries_apart(runner: CliRunner) -> None:
+    files = sorted(PI15.rglob("*.jsonl"))
+
+    def kind(p: Path, r: dict[str, Any]) -> str | None:
+        if r["type"] in ("compaction", "branch_summary"):
+            return {"compaction": "compaction", "branch_summary": "branch"}[r["type"]] + (
+                " summaries"
+            )
+        if r["type"] == "usage":
+            return r["kind"]
+        role = r["message"]["role"]
+        if role == "toolResult" and usage_of(r) is not None:
+            return "tool work"
+        return "turns" if role == "assistant" else None
+
+    got = run_json(runner, str(PI15), "--by", "kind")
+    want = expected_by(files, kind)
+    assert {"turns", "cache_warm", "compaction summaries", "branch summaries", "tool work"} <= (
+        set(want)
+    )
+    for w in want.values():
+        w["toolErrors"] = 0  # a failed result without usage pays for nothing
+    check_rows(got, want)
+    total = got["total"]
+    assert sum(r["cost"] for r in got["rows"]) == pytest.approx(total["cost"], abs=1e-6)
+    assert sum(r["tokens"]["total"] for r in got["rows"]) == total["tokens"]["total"]
 
 
 def test_usage_by_month_week_and_project_match_the_raw_files(runner: CliRunner) -> None:

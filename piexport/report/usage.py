@@ -20,11 +20,13 @@ from typing import Any
 from ..errors import InputError
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
-from .stats import Figures, compute_figures
+from .stats import Figures, compute_figures, usage_source
 
-BY = ("day", "week", "month", "project", "model", "tool")
+BY = ("day", "week", "month", "project", "model", "tool", "kind")
 NO_DATE = "(no date)"
 NO_MODEL = "(no model)"
+MODEL_NOT_RECORDED = "(model not recorded)"
+"""The model of usage pi writes without naming one: a summary's, a tool's own model work."""
 
 
 def zone(name: str | None) -> tzinfo:
@@ -73,15 +75,25 @@ def period_key(day: date | None, by: str) -> str:
 
 
 def model_key(entry: Entry) -> str | None:
-    """``provider/model`` of an assistant message (None for anything else)."""
-    msg = entry.message
-    if entry.type != "message" or msg is None or msg.get("role") != "assistant":
+    """``provider/model`` of an entry that carries usage (an assistant message, a ``usage``
+    entry); ``MODEL_NOT_RECORDED`` for usage pi writes without a model (summaries, a tool's own
+    model work); None for entries without usage."""
+    source = usage_source(entry)
+    if source is None:
         return None
-    model = msg.get("model")
-    if not isinstance(model, str) or not model:
-        return NO_MODEL
-    provider = msg.get("provider")
-    return f"{provider}/{model}" if isinstance(provider, str) and provider else model
+    if source.model:
+        return source.model
+    return MODEL_NOT_RECORDED if source.kind in _WITHOUT_MODEL else NO_MODEL
+
+
+_WITHOUT_MODEL = frozenset({"tool work", "compaction summaries", "branch summaries"})
+
+
+def kind_key(entry: Entry) -> str | None:
+    """What an entry's usage paid for (``stats.usage_source``): turns, tool work, compaction
+    or branch summaries, or a usage entry's kind such as ``cache_warm``."""
+    source = usage_source(entry)
+    return source.kind if source is not None else None
 
 
 def project_of(session: Session) -> str:
@@ -249,12 +261,14 @@ def usage_report(
             key = lambda e, d, proj=proj: proj  # type: ignore[misc]  # noqa: E731
         elif by == "model":
             key = lambda e, d: model_key(e)  # noqa: E731
+        elif by == "kind":
+            key = lambda e, d: kind_key(e)  # noqa: E731
         else:
             key = lambda e, d: period_key(d, by)  # noqa: E731
         for k, fig in session_groups(session, key, tz, since, until).items():
             row = rows.setdefault(k, Row(k))
             row.figures.add(fig)
-            if fig.message_count:
+            if fig.message_count or fig.by_kind:
                 row.sessions.add(sid)
     ordered = sorted(rows.values(), key=_order(by))
     return UsageReport(by, ordered, total)
