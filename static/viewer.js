@@ -229,6 +229,18 @@
         up.insertBefore(stub, el);
       }
     }
+    // context edits are branch-relative: an entry shows what the model saw on the path shown
+    // (the latest edit on it wins); the page was written for the current branch
+    var notes = box.querySelectorAll(".context-edit-note[data-edit]"), last = {};
+    for (var n = 0; n < notes.length; n++) {
+      var note = notes[n];
+      note.hidden = isDefault ? !note.hasAttribute("data-in-effect") : !shown[note.getAttribute("data-edit")];
+      var owner = note.closest("[data-entry-id]");
+      if (!note.hidden && owner) {
+        if (last[owner.id]) last[owner.id].hidden = true;
+        last[owner.id] = note;
+      }
+    }
   }
 
   function reveal(hash) {

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..read.jsonutil import dumps, finite_number
 from ..read.model import Entry, Session, content_text
+from ..read.system import describe_update, leading_system_ids
 from ..read.tree import flatten
 from ..share.cut import shorten
 from .textsafe import plain_controls
@@ -145,8 +146,9 @@ def pair_tool_results(session: Session) -> dict[tuple[str, str], Entry]:
     return pairs
 
 
-def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
-    """A short description of one entry (role and first words, ``[bash: cmd]``…)."""
+def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]], leading: bool = False) -> str:
+    """A short description of one entry (role and first words, ``[bash: cmd]``…); ``leading``:
+    a system message that starts the prompt on its branch (``system.leading_system_ids``)."""
     raw = entry.raw
     t = entry.type
     if t == "message":
@@ -154,6 +156,11 @@ def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
         if msg is None:
             return "[message without a message]"
         role = msg.get("role")
+        if role == "system":
+            if leading:
+                return "[system prompt]"
+            changes = ", ".join(describe_update(msg))
+            return f"[system update: {_one_line(changes, 80)}]" if changes else "[system update]"
         if role == "user":
             return "user: " + _one_line(content_text(msg.get("content")))
         if role == "assistant":
@@ -204,18 +211,24 @@ def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
         return f"[label: {label if label else '(cleared)'}]"
     if t == "session_info":
         return f"[title: {raw.get('name') or 'empty'}]"
+    if t == "context_edit":
+        what = "omit" if raw.get("replacement") is None else "replace"
+        return f"[context {what}: {raw.get('targetId')}]"
+    if t == "usage":
+        return f"[usage: {raw.get('kind')}]"
     return f"[{t or 'entry without type'}]"
 
 
 def render_tree_text(session: Session) -> str:
     """The whole tree, one line per entry: prefix, ``•`` on the current path, labels."""
     calls = tool_calls_by_id(session)
+    leading = leading_system_ids(session)
     lines = []
     for row in flatten(session.tree):
         entry = session.by_id[row.id]
         marker = "• " if row.on_path else ""
         label = f"[{session.labels[row.id]}] " if row.id in session.labels else ""
         leaf = "  ← leaf" if row.id == session.tree.leaf_id else ""
-        text = terminal_safe(f"{label}{entry_summary(entry, calls)}")
+        text = terminal_safe(f"{label}{entry_summary(entry, calls, row.id in leading)}")
         lines.append(f"{row.prefix()}{marker}{text}{leaf}")
     return "\n".join(lines) + ("\n" if lines else "")

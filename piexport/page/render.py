@@ -22,10 +22,11 @@ from markupsafe import Markup
 from .. import __version__
 from ..read.jsonutil import dumps, finite_number
 from ..read.model import JSON, Entry, Session, content_text
+from ..read.system import current_system, describe_update
 from ..read.tree import timestamp_ms
 from ..report.branches import duration, figures_line
 from ..report.files import files_touched
-from ..share.cut import safe_cut
+from ..share.cut import safe_cut, shorten
 from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
 from .branches import branch_panel
@@ -51,6 +52,7 @@ from .view import (
     dom_id,
     dom_ids,
     grep_groups,
+    header_fields,
     other_fields,
     split_exit,
     split_notice,
@@ -121,6 +123,18 @@ def _duration(seconds: Any) -> str:
     return _as_written(seconds) if n is None else duration(n)
 
 
+def _ms(value: Any) -> str:
+    """A duration in milliseconds, as a reader says it: ``240 ms``, ``1.8 s``, ``2m 05s``."""
+    n = finite_number(value)
+    if n is None or n < 0:
+        return _as_written(value)
+    if n < 1000:
+        return f"{int(n)} ms"
+    if n < 60_000:
+        return f"{n / 1000:.1f} s"
+    return duration(n / 1000)
+
+
 def _tokens(value: Any) -> str:
     n = finite_number(value)
     if n is None:
@@ -163,6 +177,7 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "when": _when,
     "duration": _duration,
     "tokens": _tokens,
+    "ms": _ms,
     "cost": _cost,
     "lines": _lines,
     "head": _head,
@@ -226,6 +241,14 @@ def make_env() -> jinja2.Environment:
         grep_list=grep_list,
         path_list=path_list,
         usage_line=usage_line,
+        usage_brief=usage_brief,
+        usage_kind=usage_kind,
+        usage_kind_name=usage_kind_name,
+        header_fields=header_fields,
+        replacement_preview=replacement_preview,
+        system_of=current_system,
+        describe_update=describe_update,
+        own_removed_sections=removed_sections,
         figures_line=figures_line,
         other_fields=other_fields,
         version=__version__,
@@ -355,35 +378,84 @@ def path_list(items: Sequence[str], dirs: bool, preview: bool) -> Markup:
     return Markup(f'<ul class="paths{" columns" if dirs else ""}">{rows}</ul>\n')
 
 
-_ENDED_OK = (None, "stop", "toolUse", "error", "aborted", "length")
+_ENDED_OK = (None, "stop", "toolUse", "error", "aborted", "length", "deferred")
+
+
+def usage_brief(u: Any) -> Markup:
+    """`` · in 1.2k · out 180 · cache read 50.0k · $0.0150``: one usage object's figures."""
+    if not isinstance(u, dict) or not u:
+        return Markup("")
+    out = [f" · in {_tokens(u.get('input'))} · out {_tokens(u.get('output'))}"]
+    if u.get("cacheRead"):
+        out.append(f" · cache read {_tokens(u.get('cacheRead'))}")
+    if u.get("cacheWrite"):
+        out.append(f" · cache write {_tokens(u.get('cacheWrite'))}")
+    if u.get("cacheWrite1h"):
+        out.append(f" · cache write 1h {_tokens(u.get('cacheWrite1h'))}")
+    if u.get("reasoning"):
+        out.append(f" · reasoning {_tokens(u.get('reasoning'))}")
+    cost = u.get("cost")
+    if isinstance(cost, dict):
+        out.append(f" · {_cost(cost.get('total'))}")
+    return Markup("".join(out))
 
 
 def usage_line(msg: JSON) -> Markup:
-    """The model, tokens and cost under an assistant message."""
-    u = msg.get("usage")
-    u = u if isinstance(u, dict) else {}
-    out = [
-        f'<div class="usage">{_plain(_jinja_str(msg.get("provider") or ""))}/'
-        f"{_plain(_jinja_str(msg.get('model') or '?'))}"
-    ]
-    if u:
-        out.append(f" · in {_tokens(u.get('input'))} · out {_tokens(u.get('output'))}")
-        if u.get("cacheRead"):
-            out.append(f" · cache read {_tokens(u.get('cacheRead'))}")
-        if u.get("cacheWrite"):
-            out.append(f" · cache write {_tokens(u.get('cacheWrite'))}")
-        if u.get("cacheWrite1h"):
-            out.append(f" · cache write 1h {_tokens(u.get('cacheWrite1h'))}")
-        if u.get("reasoning"):
-            out.append(f" · reasoning {_tokens(u.get('reasoning'))}")
-        cost = u.get("cost")
-        if isinstance(cost, dict):
-            out.append(f" · {_cost(cost.get('total'))}")
+    """The model (and the one that answered, when a router chose another), the thinking level
+    asked for, tokens, cost and time under an assistant message."""
+    model = _jinja_str(msg.get("model") or "?")
+    out = [f'<div class="usage">{_plain(_jinja_str(msg.get("provider") or ""))}/{_plain(model)}']
+    answered = msg.get("responseModel")
+    if isinstance(answered, str) and answered and answered != model:
+        out.append(
+            f' <span title="The model the provider reports answering">→ {_plain(answered)}</span>'
+        )
+    level = msg.get("thinkingLevel")
+    if isinstance(level, str) and level:
+        out.append(f" · thinking {_plain(level)}")
+    effort = msg.get("providerThinkingLevel")
+    if isinstance(effort, str) and effort and effort != level:
+        out.append(f" (provider effort {_plain(effort)})")
+    out.append(usage_brief(msg.get("usage")))
+    if isinstance(msg.get("durationMs"), int | float) and not isinstance(
+        msg.get("durationMs"), bool
+    ):
+        out.append(f" · took {_ms(msg.get('durationMs'))}")
     stop = msg.get("stopReason")
     if stop not in _ENDED_OK:
         out.append(f" · stop: {_plain(_jinja_str(stop))}")
     out.append("</div>")
     return Markup("".join(out))
+
+
+USAGE_KIND_NAMES = {"cache_warm": "cache warming"}
+
+
+def usage_kind_name(kind: str) -> str:
+    """A kind of usage in words (``stats.Figures.by_kind`` keys, usage entry kinds)."""
+    return USAGE_KIND_NAMES.get(kind, kind)
+
+
+def usage_kind(kind: Any) -> Markup:
+    """A usage entry's line head: what it paid for, in words where there are some."""
+    if isinstance(kind, str) and kind in USAGE_KIND_NAMES:
+        return Markup(USAGE_KIND_NAMES[kind].capitalize())
+    return Markup("Usage: ") + _plain(_jinja_str(kind))
+
+
+def replacement_preview(edit: Entry) -> str:
+    """The text a context edit puts in place of its target, on one line, cut short."""
+    rep = edit.raw.get("replacement")
+    text = content_text(rep.get("content"), " ") if isinstance(rep, dict) else ""
+    return shorten(" ".join(text.split()), 200) or "(no text)"
+
+
+def removed_sections(msg: Any) -> list[str]:
+    """The names of the prompt sections a system message removes (``null``)."""
+    sections = msg.get("sections") if isinstance(msg, dict) else None
+    if not isinstance(sections, dict):
+        return []
+    return [str(name) for name, value in sections.items() if value is None]
 
 
 def _jinja_str(value: Any) -> str:

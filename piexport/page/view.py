@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..read.context import build_session_context
+from ..read.context import build_session_context, edit_replacement, projection, selected_entries
 from ..read.loader import gc_paused
 from ..read.model import Entry, Session
+from ..read.system import SystemState, current_system, leading_system_ids
 from ..read.tree import Row, flatten
 from ..report.branches import branch_summaries
 from ..report.stats import Figures, file_figures, path_figures
@@ -76,6 +77,20 @@ class OutlineRow:
     """Any leaf: choosing it shows one whole path."""
 
 
+@dataclass(frozen=True, slots=True)
+class EditNote:
+    """A ``context_edit`` that targets an entry, as the target shows it."""
+
+    edit: str
+    """The edit entry's id."""
+    omit: bool
+    """``replacement: null``: the model stops seeing the target."""
+    in_effect: bool
+    """Applied to the context at the current leaf (on the current path, the latest edit of its
+    target there, and the target in that context). Edits are branch-relative: the others show
+    when their branch is shown."""
+
+
 @dataclass(slots=True)
 class Event:
     """One step of the page: an entry, or the start/end of an alternative branch."""
@@ -119,6 +134,14 @@ class SessionView:
     """What the model was set to at the leaf, as pi's context gives it."""
     summaries: dict[str, str]
     """Entry id → one-line description (the navigator's text)."""
+    system: SystemState = field(default_factory=SystemState)
+    """The prompt and tools in force at the current leaf (pi's ``getCurrentSystemMessage``)."""
+    system_leading: set[str] = field(default_factory=set)
+    """System messages that start the prompt on their branch; the others are updates."""
+    edit_notes: dict[str, list[EditNote]] = field(default_factory=dict)
+    """Entry id → the context edits that target it, in file order."""
+    edit_status: dict[str, str] = field(default_factory=dict)
+    """Context edit id → what it does at the current leaf, in words."""
     parent_href: str | None = None
     forks: list[tuple[str, str]] = field(default_factory=list)
 
@@ -146,6 +169,7 @@ def build_view(
     paired = {r.id for r in results.values()}
     title = session.title or "Untitled session"
     doms = dom_ids(session)
+    leading = leading_system_ids(session)
     outline = [
         OutlineRow(
             id=row.id,
@@ -153,18 +177,21 @@ def build_view(
             prefix=_prefix(row),
             on_path=row.on_path,
             label=session.labels.get(row.id),
-            text=entry_summary(session.by_id[row.id], calls),
+            text=entry_summary(session.by_id[row.id], calls, row.id in leading),
             leaf=row.id == tree.leaf_id,
             is_end=row.id not in tree.children,
         )
         for row in flatten(tree)
     ]
     out_of_context, dimmed, numbers = _compactions(session)
+    context = build_session_context(session)
+    edit_notes, edit_status = _context_edits(session, out_of_context, numbers)
     return SessionView(
         session=session,
         title=shorten(" ".join(title.split()), 200, ""),
         events=_events(session),
-        outline=outline,
+        # pi's tree leaves usage entries out (they pay for work, they say nothing)
+        outline=[r for r in outline if session.by_id[r.id].type != "usage"],
         bookmarks=[r for r in outline if r.label],
         results=results,
         paired_results=paired,
@@ -180,11 +207,56 @@ def build_view(
         left_leaves=branch_summaries(session),
         path_figures=path_figures(session),
         file_figures=file_figures(session),
-        thinking_level=str(build_session_context(session).get("thinkingLevel", "off")),
+        thinking_level=str(context.get("thinkingLevel", "off")),
         summaries={r.id: r.text for r in outline},
+        system=current_system(context["messages"]),
+        system_leading=leading,
+        edit_notes=edit_notes,
+        edit_status=edit_status,
         parent_href=parent_href,
         forks=forks or [],
     )
+
+
+def _context_edits(
+    session: Session, out_of_context: dict[str, str], numbers: dict[str, int]
+) -> tuple[dict[str, list[EditNote]], dict[str, str]]:
+    """Each edited entry's edits, and what each edit does at the current leaf."""
+    edits = [e for e in session.entries if e.type == "context_edit"]
+    if not edits:
+        return {}, {}
+    leaf = session.tree.leaf_id
+    applied = {p.edit.id for p in projection(session, leaf) if p.edit is not None}
+    on_path = set(session.tree.path)
+    in_context = {e.id for e in selected_entries(session, leaf)}
+    latest: dict[str, str] = {}
+    for eid in session.tree.path:
+        e = session.by_id[eid]
+        if e.type == "context_edit" and isinstance(e.raw.get("targetId"), str):
+            latest[e.raw["targetId"]] = eid
+    notes: dict[str, list[EditNote]] = {}
+    status: dict[str, str] = {}
+    for e in edits:
+        target = e.raw.get("targetId")
+        omit = edit_replacement(e) is None
+        if isinstance(target, str) and target in session.by_id:
+            notes.setdefault(target, []).append(EditNote(e.id, omit, e.id in applied))
+        if e.id in applied:
+            status[e.id] = "in effect on the current branch"
+        elif e.id not in on_path:
+            status[e.id] = "on another branch: it applies only there"
+        elif not isinstance(target, str) or target not in session.by_id:
+            status[e.id] = "no effect: its target is not in the file"
+        elif latest.get(target) != e.id:
+            status[e.id] = "no effect: a later edit of the same entry replaced it"
+        elif target in out_of_context and target not in in_context:
+            c = out_of_context[target]
+            status[e.id] = f"no effect: compaction {numbers.get(c, '?')} summarised its target"
+        elif target not in in_context:
+            status[e.id] = "no effect: its target is not on this branch"
+        else:
+            status[e.id] = "no effect on the model's context"
+    return notes, status
 
 
 def _prefix(row: Row) -> str:
@@ -295,8 +367,13 @@ def _compactions(session: Session) -> tuple[dict[str, str], set[str], dict[str, 
 _ENTRY_KEYS = frozenset({"type", "id", "parentId", "timestamp"})
 _TYPE_KEYS: dict[str, frozenset[str]] = {
     "message": frozenset({"message"}),
-    "compaction": frozenset({"summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"}),
-    "branch_summary": frozenset({"fromId", "summary", "details", "fromHook"}),
+    "compaction": frozenset(
+        {"summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook", "systemMessage"}
+        | {"usage"}
+    ),
+    "branch_summary": frozenset({"fromId", "summary", "details", "fromHook", "usage"}),
+    "context_edit": frozenset({"targetId", "replacement"}),
+    "usage": frozenset({"kind", "provider", "model", "usage", "note"}),
     "custom": frozenset({"customType", "data"}),
     "custom_message": frozenset({"customType", "content", "display", "details"}),
     "label": frozenset({"targetId", "label"}),
@@ -317,11 +394,20 @@ _ROLE_KEYS: dict[str, frozenset[str]] = {
             "stopReason",
             "errorMessage",
             "timestamp",
+            # pi 1.5
+            "responseModel",
+            "thinkingLevel",
+            "providerThinkingLevel",
+            "durationMs",
+            "diagnostics",
+            "deferred",
         }
     ),
     "toolResult": frozenset(
         {"role", "toolCallId", "toolName", "content", "details", "isError", "timestamp"}
+        | {"usage", "nestedCalls", "durationMs"}
     ),
+    "system": frozenset({"role", "content", "sections", "toolsAdded", "toolsRemoved", "timestamp"}),
     "bashExecution": frozenset(
         {
             "role",
@@ -345,10 +431,27 @@ _BLOCK_KEYS: dict[str, frozenset[str]] = {
     "thinking": frozenset(
         {"type", "thinking", "thinkingSignature", "thoughtSignature", "redacted"}
     ),
-    "toolCall": frozenset({"type", "id", "name", "arguments", "thoughtSignature", "partialJson"}),
+    "toolCall": frozenset(
+        {"type", "id", "name", "arguments", "thoughtSignature", "partialJson"}
+        | {"namespace", "argumentsError"}
+    ),
     "image": frozenset({"type", "data", "mimeType"}),
 }
 _FILE_LISTS = frozenset({"readFiles", "modifiedFiles"})
+
+
+_HEADER_KEYS = frozenset(
+    {"type", "version", "id", "timestamp", "cwd", "parentSession", "branchedFrom"}
+    | {"provider", "modelId", "thinkingLevel"}  # older pi wrote these in the header
+)
+
+
+def header_fields(session: Session) -> dict[str, Any]:
+    """Header fields pi does not define (another tool's metadata): shown, never dropped."""
+    header = session.header
+    if header is None:
+        return {}
+    return {k: v for k, v in header.raw.items() if k not in _HEADER_KEYS}
 
 
 def other_fields(entry: Entry) -> dict[str, Any]:

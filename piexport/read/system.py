@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import JSON
+from .model import JSON, Entry, Session
 
 
 def content_text(content: Any, sep: str = "\n") -> str:
@@ -114,3 +114,26 @@ def describe_update(message: Mapping[str, Any]) -> list[str]:
     if tools:
         parts.append("tools " + " ".join(tools))
     return parts
+
+
+def carries_system_state(entry: Entry) -> bool:
+    """A system message, or a compaction holding the whole prompt at its boundary."""
+    if entry.role == "system":
+        return True
+    return entry.type == "compaction" and isinstance(entry.raw.get("systemMessage"), Mapping)
+
+
+def leading_system_ids(session: Session) -> set[str]:
+    """System messages that start the prompt on their branch: nothing above them in the tree
+    carries system state (pi's export calls them the system prompt, later ones updates)."""
+    tree = session.tree
+    carried: dict[str, bool] = {}
+    leading: set[str] = set()
+    for node, _depth in tree.walk():  # parents come before their children
+        parent = tree.parent.get(node)
+        above = carried.get(parent, False) if parent is not None else False
+        entry = session.by_id[node]
+        if entry.role == "system" and not above:
+            leading.add(node)
+        carried[node] = above or carries_system_state(entry)
+    return leading

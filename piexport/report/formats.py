@@ -13,6 +13,7 @@ from ..page.outline import pair_tool_results, tool_call_summary
 from ..read.context import build_session_context
 from ..read.jsonutil import dumps
 from ..read.model import JSON, Entry, Session, content_text
+from ..read.system import current_system, describe_update, leading_system_ids
 from .mdsafe import code_fence, code_span, html_text, inline_text, message_markdown
 
 
@@ -23,7 +24,7 @@ def _details(summary: str, body: str) -> list[str]:
 Pairs = dict[tuple[str, str], Entry]
 
 
-def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
+def _entry_markdown(e: Entry, results: Pairs, shown: set[str], leading: set[str]) -> list[str]:
     msg = e.message
     if e.type == "message" and msg is not None:
         role = msg.get("role")
@@ -49,6 +50,14 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
                     found = results.get((e.id, cid)) if isinstance(cid, str) else None
                     out += _tool_markdown(block, found)
             stop = msg.get("stopReason")
+            if stop == "deferred":
+                handle = _obj(msg.get("deferred"))
+                out += [
+                    "**Deferred**: the provider answers this request later"
+                    + (f" (handle {code_span(str(handle['id']))})" if handle.get("id") else "")
+                    + ".",
+                    "",
+                ]
             if stop == "length":
                 out += ["**Stopped: length** (cut off by the output length limit)", ""]
             elif stop in ("error", "aborted"):
@@ -63,6 +72,8 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
         if role == "bashExecution":
             body = f"$ {msg.get('command', '')}\n{msg.get('output', '')}"
             return _details(f"User ran: {msg.get('command', '')}", code_fence(body, "console"))
+        if role == "system":
+            return _system_markdown(msg, e.id in leading)
         return _details(f"{role} message", code_fence(dumps(msg)))
     if e.type == "compaction":
         return [
@@ -87,7 +98,56 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
         return [f"_Model: {inline_text(model)}_", ""]
     if e.type == "thinking_level_change":
         return [f"_Thinking level: {inline_text(str(e.raw.get('thinkingLevel')))}_", ""]
+    if e.type == "context_edit":
+        target = e.raw.get("targetId")
+        rep = e.raw.get("replacement")
+        if rep is None:
+            return [
+                f"_Context edit: entry {inline_text(str(target))} removed from the model's "
+                "context_",
+                "",
+            ]
+        text = content_text(rep.get("content")) if isinstance(rep, dict) else ""
+        return _details(
+            f"Context edit: what the model saw instead of entry {target}", code_fence(text)
+        )
+    if e.type == "usage":
+        u = _obj(e.raw.get("usage"))
+        cost = _obj(u.get("cost"))
+        model = f"{e.raw.get('provider')}/{e.raw.get('model')}"
+        figures = ", ".join(
+            f"{k} {u[k]}" for k in ("input", "output", "cacheRead", "cacheWrite") if u.get(k)
+        )
+        line = f"Usage ({e.raw.get('kind')}): {model}; {figures or 'no tokens'}"
+        if isinstance(cost.get("total"), int | float) and cost["total"]:
+            line += f"; ${cost['total']:.4f}"
+        return [f"_{inline_text(line)}_", ""]
     return []
+
+
+def _obj(value: Any) -> JSON:
+    """An object from the file, or an empty one for anything else."""
+    return value if isinstance(value, dict) else {}
+
+
+def _system_markdown(msg: JSON, leading: bool) -> list[str]:
+    """A system message: the prompt that starts a branch, or what an update changes."""
+    state = current_system([msg])
+    parts = ["\n\n".join(state.content)] if state.content else []
+    parts += [f"[section {name}]\n{body}" for name, body in state.sections.items()]
+    removed = (
+        [str(n) for n, v in (msg.get("sections") or {}).items() if v is None]
+        if isinstance(msg.get("sections"), dict)
+        else []
+    )
+    parts += [f"[section {name} removed]" for name in removed]
+    if state.tools:
+        parts.append("[tools] " + ", ".join(state.tools))
+    if leading:
+        summary = "System prompt"
+    else:
+        summary = "System prompt update: " + (", ".join(describe_update(msg)) or "no change")
+    return _details(summary, code_fence("\n\n".join(parts)))
 
 
 def _tool_markdown(block: JSON, result: Entry | None) -> list[str]:
@@ -103,9 +163,39 @@ def _tool_markdown(block: JSON, result: Entry | None) -> list[str]:
     if result is not None and result.message is not None:
         error = " (error)" if result.message.get("isError") is True else ""
         body += f"\n\nResult{error}:\n\n" + code_fence(content_text(result.message.get("content")))
+        nested = _nested_text(result.message.get("nestedCalls"))
+        if nested:
+            body += "\n\nNested calls:\n\n" + code_fence(nested)
     else:
         body += "\n\n_No result recorded._"
     return _details(tool_call_summary(name, args), body)
+
+
+_STATUS = {"ok": "ok", "error": "error", "unfinished": "unfinished"}
+
+
+def _nested_text(nested: Any) -> str:
+    """Calls a tool made to other tools, one a line: status, name, time, arguments, error."""
+    calls = nested.get("calls") if isinstance(nested, dict) else None
+    if not isinstance(calls, list):
+        return ""
+    lines = []
+    for c in calls:
+        if not isinstance(c, dict):
+            continue
+        args = c.get("arguments")
+        shown = (
+            dumps(args)
+            if isinstance(args, dict)
+            else f"[arguments omitted, {c.get('argumentsBytes')} bytes]"
+        )
+        took = f" {c['durationMs']} ms" if isinstance(c.get("durationMs"), int | float) else ""
+        lines.append(f"{_STATUS.get(str(c.get('status')), '?')} {c.get('name')} {shown}{took}")
+        if c.get("error"):
+            lines.append("    " + str(c["error"]).replace("\n", "\n    "))
+    if nested.get("complete") is False:
+        lines.append("(incomplete record)")
+    return "\n".join(lines)
 
 
 def session_markdown(session: Session, leaf_id: str | None = None) -> str:
@@ -123,8 +213,9 @@ def session_markdown(session: Session, leaf_id: str | None = None) -> str:
         f"- Session: {code_span(str(session.id))}",
         "",
     ]
+    leading = leading_system_ids(session)
     for e in path:
-        lines += _entry_markdown(e, results, shown)
+        lines += _entry_markdown(e, results, shown, leading)
     return "\n".join(lines).rstrip() + "\n"
 
 
