@@ -83,7 +83,7 @@ def test_per_message_fields_of_pi_15() -> None:
     assert any("thinking high" in u for u in usage) and any("thinking low" in u for u in usage)
     assert all("took 1.8 s" in u for u in usage)
     assert "529 overloaded" in text(soup.select_one(".diagnostics-list > summary"))
-    assert [text(t) for t in soup.select(".tool-result .took")][0] == "240 ms"
+    assert text(soup.select_one(".tool-result .took")) == "240 ms"
 
 
 def test_deferred_turns_usage_entries_and_what_totals_include() -> None:
