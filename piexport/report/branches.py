@@ -110,12 +110,24 @@ def leaf_order(session: Session) -> list[str]:
 def branch_summaries(session: Session) -> dict[str, str]:
     """branch_summary id → the entry the user left (where the summarised branch ended).
 
-    pi writes the summary as it navigates away, so the entry just before it in the file is
-    where the user was, unless that entry is on the path to the summary itself."""
+    pi 1.5 names it: ``fromId`` is the leaf it left. Older pi put the entry it went back to
+    there (an ancestor of the summary), so then the entry just before the summary in the file
+    is where the user was (pi writes the summary as it navigates away), unless that entry is
+    on the path to the summary itself."""
     found: dict[str, str] = {}
     entries = session.entries
     for i, e in enumerate(entries):
-        if e.type != "branch_summary" or i == 0:
+        if e.type != "branch_summary":
+            continue
+        left = e.raw.get("fromId")
+        if (
+            isinstance(left, str)
+            and left in session.by_id
+            and not _is_ancestor(session, left, e.id)
+        ):
+            found[e.id] = left
+            continue
+        if i == 0:
             continue
         before = entries[i - 1].id
         if not _is_ancestor(session, before, e.id):
