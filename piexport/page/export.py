@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..deadline import DeadlineExceeded, held, limit, outer_expired
+from ..errors import PiexportError
 from ..output import write_atomic
 from ..read.loader import load_session
 from ..read.model import Diagnostic, Session
 from ..read.selection import Selection, apply_selection, sharing_notice
+from ..report.subagents import session_outcome
 from ..share.redact import RedactionError, Redactor, redact_session, unrewritable
 from .parallel import default_workers
 from .render import RenderOptions, render_plain_parts, render_session_parts
-from .view import build_view
+from .view import ChildRef, Origin, Subagent, build_view
 
 __all__ = [
     "ExportResult",
@@ -44,6 +46,10 @@ class ExportResult:
     """The session as shown: selected and redacted when asked."""
     redacted: dict[str, int] = field(default_factory=dict)
     """Secrets replaced on this page, per rule (empty without a redactor)."""
+    subagents: int = 0
+    """Subagent sessions the page lists."""
+    cost_with_subagents: float | None = None
+    """The session's cost and its subagents' (None when none reported one)."""
 
 
 def share_session(
@@ -92,6 +98,8 @@ def export_session(
     *,
     parent_href: str | None = None,
     forks: list[tuple[str, str]] | None = None,
+    origin: Origin | None = None,
+    children: Sequence[ChildRef] = (),
     name: str | None = None,
     redactor: Redactor | None = None,
     selection: Selection | None = None,
@@ -111,6 +119,9 @@ def export_session(
 
     ``pending_tail``: the file is being written; an unterminated last line waits (see
     ``load_session``).
+
+    ``origin`` says how the session came from its parent; ``children`` are the sessions
+    started from it (``read.lineage``): its subagents are read for their task, end and cost.
     """
     loaded = load_session(source, name=name, pending_tail=pending_tail)
     session, redacted = share_session(loaded, redactor, selection)
@@ -118,9 +129,20 @@ def export_session(
     options = options or RenderOptions()
     if seconds is None:
         seconds = page_seconds(_size(source))
+    lineage: dict[str, Any] = {}
     try:
         with limit(seconds):
-            view = build_view(session, parent_href=parent_href, forks=forks)
+            view = build_view(
+                session,
+                parent_href=parent_href,
+                forks=forks,
+                origin=origin,
+                subagents=subagents(children, redactor),
+            )
+            lineage = {
+                "subagents": len(view.subagents),
+                "cost_with_subagents": view.cost_with_subagents,
+            }
             parts = render_session_parts(view, options, sharing=notice)
             try:
                 _write(out, parts, redactor, options, session)
@@ -137,7 +159,38 @@ def export_session(
         reason = f"{took[0].upper()}{took[1:]}, so it is shown as plain text."
         plain = render_plain_parts(session, session.title or "Untitled session", reason)
         _write(out, plain, redactor, options, session)
-    return ExportResult(out, session, redacted)
+        lineage = {}
+    return ExportResult(out, session, redacted, **lineage)
+
+
+MAX_DEPTH = 20
+"""Subagents of subagents counted in a "with subagents" total, at most this deep."""
+
+
+def subagents(
+    children: Sequence[ChildRef], redactor: Redactor | None = None, depth: int = 0
+) -> list[Subagent]:
+    """The subagent sessions among ``children``, each read for its task, end and cost (with
+    its own subagents'); redacted like the page that lists them."""
+    out: list[Subagent] = []
+    for ref in children:
+        if ref.relation != "subagent":
+            continue
+        try:
+            child = load_session(ref.path)
+        except PiexportError:
+            out.append(Subagent(ref, None, None))
+            continue
+        if redactor is not None:  # its words reach this page: redacted, not counted on it
+            counted = Counter(redactor.counts)
+            child = redact_session(child, redactor)
+            redactor.counts.clear()
+            redactor.counts.update(counted)
+        outcome = session_outcome(child)
+        deeper = subagents(ref.children, redactor, depth + 1) if depth < MAX_DEPTH else []
+        costs = [c for c in (outcome.cost, *(d.total_cost for d in deeper)) if c is not None]
+        out.append(Subagent(ref, outcome, sum(costs) if costs else None))
+    return out
 
 
 def _size(source: Path | IO[bytes]) -> int:

@@ -242,6 +242,7 @@ def make_env() -> jinja2.Environment:
         path_list=path_list,
         usage_line=usage_line,
         usage_brief=usage_brief,
+        has_usage=has_usage,
         usage_kind=usage_kind,
         usage_kind_name=usage_kind_name,
         header_fields=header_fields,
@@ -379,6 +380,16 @@ def path_list(items: Sequence[str], dirs: bool, preview: bool) -> Markup:
 
 
 _ENDED_OK = (None, "stop", "toolUse", "error", "aborted", "length", "deferred")
+
+
+def has_usage(u: Any) -> bool:
+    """A usage object that counted something (tokens or a cost)."""
+    if not isinstance(u, dict):
+        return False
+    cost = u.get("cost")
+    counts = [u.get(k) for k in ("input", "output", "cacheRead", "cacheWrite")]
+    counts.append(cost.get("total") if isinstance(cost, dict) else None)
+    return any(finite_number(n) for n in counts)
 
 
 def usage_brief(u: Any) -> Markup:

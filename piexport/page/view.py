@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from ..read.context import build_session_context, edit_replacement, projection, selected_entries
@@ -19,6 +20,7 @@ from ..read.system import SystemState, current_system, leading_system_ids
 from ..read.tree import Row, flatten
 from ..report.branches import branch_summaries
 from ..report.stats import Figures, file_figures, path_figures
+from ..report.subagents import SessionOutcome
 from ..share.cut import shorten
 from .outline import entry_summary, pair_tool_results, tool_calls_by_id
 
@@ -91,6 +93,46 @@ class EditNote:
     when their branch is shown."""
 
 
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """How this session came from the one its header names (``read.lineage``), for its page."""
+
+    relation: str
+    """``fork``, ``subagent`` or ``started``."""
+    href: str | None
+    """The parent's page, when it is in the same site."""
+    call_href: str | None = None
+    """The parent's entry that started it (a subagent's tool call), on the parent's page."""
+    how: str | None = None
+    """``named`` (the call's result names this session) or ``time`` (it began while the call
+    ran, in the same folder)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChildRef:
+    """A session started from this one, as the site found it (``read.lineage``)."""
+
+    path: Path
+    href: str
+    relation: str
+    call: str | None = None
+    """This session's entry that started it."""
+    how: str | None = None
+    children: tuple[ChildRef, ...] = ()
+    """Its own subagents, counted in the "with subagents" total."""
+
+
+@dataclass(frozen=True, slots=True)
+class Subagent:
+    """A subagent session as its parent's page lists it."""
+
+    ref: ChildRef
+    outcome: SessionOutcome | None
+    """None when its file cannot be read."""
+    total_cost: float | None
+    """Its cost with its own subagents'."""
+
+
 @dataclass(slots=True)
 class Event:
     """One step of the page: an entry, or the start/end of an alternative branch."""
@@ -144,6 +186,19 @@ class SessionView:
     """Context edit id → what it does at the current leaf, in words."""
     parent_href: str | None = None
     forks: list[tuple[str, str]] = field(default_factory=list)
+    origin: Origin | None = None
+    subagents: list[Subagent] = field(default_factory=list)
+    """Subagent sessions this one started, in the order they started."""
+    subagents_of: dict[str, list[Subagent]] = field(default_factory=dict)
+    """Entry id → the subagent sessions it started (a tool result naming them, or the call
+    whose run they began in)."""
+
+    @property
+    def cost_with_subagents(self) -> float | None:
+        """This file's cost and its subagents' (never mixed into the figures above)."""
+        costs = [self.file_figures.known_cost, *(s.total_cost for s in self.subagents)]
+        known = [c for c in costs if c is not None]
+        return sum(known) if known else None
 
     def dom_of(self, entry_id: str) -> str:
         return self.dom.get(entry_id) or dom_id(entry_id)
@@ -160,7 +215,12 @@ class SessionView:
 
 @gc_paused()
 def build_view(
-    session: Session, *, parent_href: str | None = None, forks: list[tuple[str, str]] | None = None
+    session: Session,
+    *,
+    parent_href: str | None = None,
+    forks: list[tuple[str, str]] | None = None,
+    origin: Origin | None = None,
+    subagents: list[Subagent] | None = None,
 ) -> SessionView:
     """Shape a loaded session for the template; pure, and linear in the number of entries."""
     tree = session.tree
@@ -215,7 +275,18 @@ def build_view(
         edit_status=edit_status,
         parent_href=parent_href,
         forks=forks or [],
+        origin=origin,
+        subagents=subagents or [],
+        subagents_of=_by_call(session, subagents or []),
     )
+
+
+def _by_call(session: Session, subagents: list[Subagent]) -> dict[str, list[Subagent]]:
+    out: dict[str, list[Subagent]] = {}
+    for sub in subagents:
+        if sub.ref.call is not None and sub.ref.call in session.by_id:
+            out.setdefault(sub.ref.call, []).append(sub)
+    return out
 
 
 def _context_edits(

@@ -137,7 +137,9 @@ class Figures:
     @property
     def beyond_turns(self) -> dict[str, Tally]:
         """The kinds of usage other than the model's turns that add to the totals."""
-        return {k: t for k, t in self.by_kind.items() if k != "turns" and (t.cost or t.count)}
+        return {
+            k: t for k, t in self.by_kind.items() if k != "turns" and (t.cost or t.tokens["total"])
+        }
 
     def as_json(self) -> JSON:
         return {

@@ -14,18 +14,19 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from .. import __version__
 from ..errors import InputError, PiexportError
 from ..output import sweep_stale, write_atomic
+from ..read.lineage import Link, SessionFile, read_session_file, relate
 from ..read.model import JSON, Session
 from ..read.tree import timestamp_ms
 from ..report.stats import file_figures
@@ -34,6 +35,9 @@ from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
 from ..share.cut import shorten
+
+if TYPE_CHECKING:  # the page layer loads in the workers, not to list a folder
+    from ..page.view import ChildRef, Origin
 
 MANIFEST = ".piexport-manifest.json"
 MANIFEST_VERSION = 1
@@ -175,6 +179,10 @@ def session_summary(session: Session, source: Path) -> JSON:
         "errors": fig.errors,
         "diagnostics": len(session.diagnostics),
         "usage": session_usage(session),
+        # set by the site, which knows the sessions around it (read.lineage)
+        "relation": None,
+        "subagents": 0,
+        "costWithSubagents": None,
     }
 
 
@@ -202,6 +210,9 @@ SUMMARY_KEYS = (
     "errors",
     "diagnostics",
     "usage",
+    "relation",
+    "subagents",
+    "costWithSubagents",
 )
 
 
@@ -226,6 +237,10 @@ class _Job:
     search_fields: frozenset[str] | None = None
     pending_tail: bool = False
     """The file is being written: its unterminated last line waits."""
+    origin: Origin | None = None
+    """How the session came from its parent (a fork, a subagent, started from it)."""
+    children: tuple[ChildRef, ...] = ()
+    """Sessions started from it; hrefs relative to its page."""
 
 
 _Outcome = tuple[JSON | None, list[str], str | None, dict[str, int]]
@@ -243,6 +258,8 @@ def _render_one(job: _Job) -> _Outcome:
             options=job.options,
             parent_href=job.parent_href,
             forks=list(job.forks),
+            origin=job.origin,
+            children=job.children,
             redactor=job.redactor,
             selection=job.selection,
             seconds=job.seconds,
@@ -257,6 +274,11 @@ def _render_one(job: _Job) -> _Outcome:
         return None, [], _shown(error, job.redactor), {}
     summary = session_summary(result.session, job.source)
     summary["file"] = job.name or job.source.name
+    summary["relation"] = job.origin.relation if job.origin is not None else None
+    summary["subagents"] = result.subagents
+    summary["costWithSubagents"] = (
+        None if result.cost_with_subagents is None else round(result.cost_with_subagents, 6)
+    )
     return (
         summary,
         [str(d) for d in result.session.diagnostics],
@@ -302,6 +324,96 @@ def _fingerprint(
     if redactor is not None:
         shared += f":redact={redactor.fingerprint()}"
     return f"{__version__}:{asset_fingerprint()}:{options!r}{shared}"
+
+
+def find_lineage(planned: list[tuple[Path, str, str, JSON]]) -> dict[str, tuple[str, Link]]:
+    """Child page → (its parent's page, how it relates to it), for every session whose header
+    names another session of the site (``read.lineage``)."""
+    by_name = {source.name: (source, page, header) for source, _, page, header in planned}
+    groups: dict[Path, list[SessionFile]] = {}
+    pages: dict[Path, str] = {}
+    for source, _, page, header in planned:
+        pages[source] = page
+        parent = header.get("parentSession") or header.get("branchedFrom")
+        found = by_name.get(_basename(parent)) if isinstance(parent, str) else None
+        if found is not None and found[0] != source:
+            groups.setdefault(found[0], []).append(read_session_file(source, header))
+    out: dict[str, tuple[str, Link]] = {}
+    for parent_source, kids in groups.items():
+        parent_file = read_session_file(parent_source, by_name[parent_source.name][2])
+        for path, link in relate(parent_file, kids).items():
+            out[pages[path]] = (pages[parent_source], link)
+    return out
+
+
+def child_refs(
+    planned: list[tuple[Path, str, str, JSON]], lineage: dict[str, tuple[str, Link]]
+) -> dict[str, tuple[ChildRef, ...]]:
+    """Parent page → the sessions started from it, each with its own (a page → its subagents,
+    their subagents, …; hrefs are pages relative to the site, made relative per page later)."""
+    from ..page.view import ChildRef
+
+    sources = {page: source for source, _, page, _ in planned}
+    kids: dict[str, list[str]] = {}
+    for child, (parent, _link) in lineage.items():
+        kids.setdefault(parent, []).append(child)
+
+    def refs(page: str, seen: frozenset[str]) -> tuple[ChildRef, ...]:
+        out = []
+        for child in kids.get(page, []):
+            if child in seen:  # a parent cycle in hand-made headers
+                continue
+            link = lineage[child][1]
+            out.append(
+                ChildRef(
+                    sources[child],
+                    child,
+                    link.relation,
+                    link.call,
+                    link.how,
+                    refs(child, seen | {child}),
+                )
+            )
+        return tuple(out)
+
+    return {page: refs(page, frozenset({page})) for page in kids}
+
+
+def _relative_refs(page: str, refs: Iterable[ChildRef]) -> Iterator[ChildRef]:
+    for r in refs:
+        yield replace(
+            r, href=_relative(page, r.href), children=tuple(_relative_refs(page, r.children))
+        )
+
+
+def _origin(page: str, lineage: dict[str, tuple[str, Link]]) -> Origin | None:
+    from ..page.view import Origin, dom_id
+
+    if page not in lineage:
+        return None
+    parent, link = lineage[page]
+    href = _relative(page, parent)
+    call = f"{href}#{dom_id(link.call)}" if link.call is not None else None
+    return Origin(link.relation, href, call, link.how)
+
+
+def lineage_key(origin: Origin | None, children: Iterable[ChildRef]) -> list[str]:
+    """What of a page's lineage is on it: redrawn when a subagent's file changes (its figures
+    and end are on its parent's page)."""
+    key = [f"origin:{origin!r}"] if origin is not None else []
+
+    def walk(refs: Iterable[ChildRef]) -> None:
+        for r in refs:
+            try:
+                st = r.path.stat()
+                changed = f"{st.st_size}:{st.st_mtime_ns}"
+            except OSError:
+                changed = "gone"
+            key.append(f"child:{r.href}:{r.relation}:{r.call}:{r.how}:{changed}")
+            walk(r.children)
+
+    walk(children)
+    return key
 
 
 def _read_header(path: Path) -> JSON:
@@ -403,14 +515,17 @@ def build_site(
         planned.append((source, rel, page, header))
     _dedupe_pages(planned)
 
-    # forks: pi records the parent's absolute path on the user's machine; match on file name
+    # forks and subagents: pi records the parent's absolute path on the user's machine;
+    # match on file name, then tell forks (the parent's entries copied) from subagents (a
+    # fresh context started by one of the parent's tool calls)
     by_name = {source.name: page for source, _, page, _ in planned}
+    lineage = find_lineage(planned)
     forks: dict[str, list[tuple[str, str]]] = {}
-    for source, _, page, header in planned:
-        parent = header.get("parentSession") or header.get("branchedFrom")
-        if isinstance(parent, str) and _basename(parent) in by_name:
+    for source, _, page, _header in planned:
+        if page in lineage and lineage[page][1].relation != "subagent":
             shown = _shown(source.name, redactor)
-            forks.setdefault(by_name[_basename(parent)], []).append((shown, page))
+            forks.setdefault(lineage[page][0], []).append((shown, page))
+    children = child_refs(planned, lineage)
 
     # 2. decide what is stale
     records: dict[str, SessionRecord] = {}
@@ -421,7 +536,10 @@ def build_site(
         parent = header.get("parentSession") or header.get("branchedFrom")
         parent_page = by_name.get(_basename(parent)) if isinstance(parent, str) else None
         my_forks = tuple((name, _relative(page, p)) for name, p in forks.get(page, []))
-        fork_key = [f"{n}:{h}" for n, h in my_forks]
+        origin = _origin(page, lineage)
+        my_children = children.get(page, ())
+        # a page shows its forks, how it came from its parent, and its subagents' figures
+        fork_key = [f"{n}:{h}" for n, h in my_forks] + lineage_key(origin, my_children)
         prev = old.get(rel)
         if (
             prev is not None
@@ -453,14 +571,16 @@ def build_site(
                     _relative(page, parent_page) if parent_page else None,
                     my_forks,
                     options,
-                    redactor,
-                    selection,
-                    page_seconds,
-                    _shown(source.name, redactor),
-                    out if search else None,
-                    page,
-                    fields,
-                    pending,
+                    redactor=redactor,
+                    selection=selection,
+                    seconds=page_seconds,
+                    name=_shown(source.name, redactor),
+                    index_root=out if search else None,
+                    index_page=page,
+                    search_fields=fields,
+                    pending_tail=pending,
+                    origin=origin,
+                    children=tuple(_relative_refs(page, my_children)),
                 ),
             )
         )
