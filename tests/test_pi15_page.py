@@ -163,3 +163,52 @@ def test_markdown_output_reads_system_prompts_edits_and_usage(runner: CliRunner)
 def test_the_repository_copy_of_the_corpus_is_what_the_goldens_name() -> None:
     for golden in EXPECTED.glob("*.json"):
         assert (REPO / json.loads(golden.read_text())["file"]).exists()
+
+
+GITHUB = "ghp_" + "Zq8RkT3mW2xY7vB9nC4dF6gH1jK5lP0aS2uE"
+
+
+def _plant(path: Path, out: Path) -> Path:
+    """The pi 1.5 corpus file with a token planted in every field pi 1.5 added."""
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records[0]["runner"] = {"note": f"token {GITHUB}"}
+    for r in records:
+        m = r.get("message") or {}
+        if m.get("role") == "system":
+            for name in list(m.get("sections") or {}):
+                if m["sections"][name] is not None:
+                    m["sections"][name] += f"\nexport GITHUB_TOKEN={GITHUB}"
+            for tool in m.get("toolsAdded") or []:
+                tool["description"] += f" (auth: {GITHUB})"
+        if m.get("role") == "assistant":
+            m["responseModel"] = f"model-{GITHUB}"
+            for d in m.get("diagnostics") or []:
+                d["error"]["message"] += f" token={GITHUB}"
+        for c in (m.get("nestedCalls") or {}).get("calls", []):
+            c["error"] = f"auth failed for {GITHUB}"
+            if "arguments" in c:
+                c["arguments"]["token"] = GITHUB
+        if r["type"] == "usage":
+            r["note"] = f"warmed with {GITHUB}"
+        if r["type"] == "context_edit" and r.get("replacement"):
+            r["replacement"] = {"content": f"the key was {GITHUB}"}
+    out.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["html", "md", "json"])
+@pytest.mark.parametrize("suffix", ["000000000001", "000000000002", "000000000003", "000000000004"])
+def test_redaction_covers_every_field_pi_15_added(
+    runner: CliRunner, tmp_path: Path, fmt: str, suffix: str
+) -> None:
+    planted = _plant(named(suffix), tmp_path / "planted.jsonl")
+    assert GITHUB in planted.read_text()
+    out = tmp_path / f"page.{fmt}"
+    result = runner.invoke(
+        cli, ["render", "--redact", "--format", fmt, str(planted), "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        GITHUB not in out.read_text()
+        and "Zq8RkT3mW2xY7vB9nC4dF6gH1jK5lP0aS2uE" not in out.read_text()
+    )
