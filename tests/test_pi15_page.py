@@ -212,3 +212,19 @@ def test_redaction_covers_every_field_pi_15_added(
         GITHUB not in out.read_text()
         and "Zq8RkT3mW2xY7vB9nC4dF6gH1jK5lP0aS2uE" not in out.read_text()
     )
+
+
+def test_only_context_shares_what_the_model_saw_after_context_edits(runner: CliRunner) -> None:
+    """The user took their key out of the model's context on one branch: a view of only what
+    the model saw there must not bring it back."""
+    path = named("000000000002")
+    session = load_session(path)
+    leaf = next(e.id for e in session.entries if "Tagged v1.4.2" in str(e.message))
+    for fmt in ("html", "md"):
+        result = runner.invoke(
+            cli, ["render", "--only-context", "--leaf", leaf, "--format", fmt, str(path), "-o", "-"]
+        )
+        assert result.exit_code == 0, result.output
+        assert "sk-ant-api03" not in result.stdout
+        assert "Deploy please (the key was removed)" in result.stdout
+        assert "Deployed. Note that I saw the key" not in result.stdout  # removed from context
