@@ -143,6 +143,7 @@ def test_json_figures_match_an_independent_count(runner: CliRunner, path: Path) 
         "cwd",
         "started",
         "ended",
+        "headerTime",
         "durationSeconds",
         "parentSession",
     }

@@ -7,11 +7,12 @@ fields every stage needs (id, parent, type, timestamp, line) are lifted out and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from ..share.cut import safe_cut
+from ..share.cut import safe_cut, shorten
 
 JSON: TypeAlias = dict[str, Any]
 
@@ -189,12 +190,20 @@ class Session:
 
     @property
     def title(self) -> str | None:
-        """What pages and indexes call the session: its name, else the first line of the
-        first user message, cut near ``TITLE_CHARS`` on a word boundary."""
+        """What pages and indexes call the session, as one line of text: its name, else the
+        first user message made readable (``title_of``), cut near ``TITLE_CHARS``."""
+        parts = self.title_parts
+        return str(parts) if parts is not None else None
+
+    @property
+    def title_parts(self) -> Title | None:
+        """The title with its parts apart (a chip such as ``skill: name``, the text, and
+        the raw first line), for pages that show the chip as a chip."""
         if self.name:
-            return " ".join(self.name.split())
+            name = " ".join(self.name.split())
+            return Title(name, None, name)
         first = self.first_user_text()
-        return short_title(first) if first else None
+        return title_of(first) if first else None
 
     def first_user_text(self) -> str | None:
         """Text of the first user message in the file, the fallback title pi uses."""
@@ -236,3 +245,65 @@ def short_title(text: str, limit: int = TITLE_CHARS) -> str:
         cut = cut[:space]
     cut = cut[: safe_cut(flat, len(cut))]  # never half a redaction token
     return cut.rstrip(" ,;:.-") + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Title:
+    """A session's title, readable: a wrapper pi or the user put around the first message
+    (a skill, a slash command, attached files) as a chip, markdown marks removed."""
+
+    text: str
+    """The readable words (may be empty when the chip says it all, e.g. ``/mode``)."""
+    chip: str | None
+    """``skill: improve-codebase-architecture``, ``/mode``, ``file: notes.md``, or None."""
+    raw: str
+    """The first non-blank line as written (spaces collapsed, cut near 300 characters)."""
+
+    def __str__(self) -> str:
+        if self.chip and self.text:
+            return f"{self.chip} · {self.text}"
+        return self.chip or self.text
+
+
+RAW_TITLE_CHARS = 300
+_SKILL = re.compile(r'\A\s*<skill name="([^"\n]{1,200})"[^>\n]*>(.*?)(?:</skill>|\Z)(.*)\Z', re.S)
+_FILES = re.compile(r'\A(?:\s*<file name="([^"\n]{1,500})">.*?(?:</file>|\Z))+', re.S)
+_FILE_NAME = re.compile(r'<file name="([^"\n]{1,500})">')
+_COMMAND = re.compile(r"\A/([A-Za-z][\w.:-]{0,60})(?:[ \t]+(.*))?\Z")
+_HEADING = re.compile(r"\A(?:#{1,6}|>+)[ \t]+|\A#{1,6}\Z")
+_CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*\Z")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+
+
+def _first_line(text: str) -> str:
+    return " ".join(next((ln for ln in text.split("\n") if ln.strip()), "").split())
+
+
+def title_of(text: str, limit: int = TITLE_CHARS) -> Title:
+    """A title from the first user message: a ``<skill …>`` block (how pi sends a skill) or
+    ``<file …>`` blocks (files given on the command line) become a chip and the words after
+    them the text; so does a leading ``/command``; heading and quote marks and ``**`` go.
+    The one place titles are derived, so what redacts derived text sees every title."""
+    raw = shorten(_first_line(text), RAW_TITLE_CHARS)
+    chip: str | None = None
+    rest = text
+    skill = _SKILL.match(text)
+    if skill:
+        chip, rest = f"skill: {' '.join(skill.group(1).split())}", skill.group(3)
+    else:
+        files = _FILES.match(text)
+        if files:
+            names = _FILE_NAME.findall(files.group(0))
+            base = re.split(r"[\\/]", names[0].rstrip("/\\"))[-1] or names[0]
+            more = f" +{len(names) - 1}" if len(names) > 1 else ""
+            chip, rest = f"file: {base}{more}", text[files.end() :]
+    line = _first_line(rest)
+    if chip is None:
+        command = _COMMAND.match(line)
+        if command:
+            chip, line = f"/{command.group(1)}", command.group(2) or ""
+    heading = _HEADING.sub("", line)
+    if heading != line:  # "## Title ##": the closing marks go with the opening ones
+        line = _CLOSING_HASHES.sub("", heading)
+    line = _STRONG.sub(r"\2", line).strip()
+    return Title(short_title(line, limit) if line else "", chip, raw)

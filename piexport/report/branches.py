@@ -254,9 +254,16 @@ def tokens(n: int) -> str:
 
 
 def duration(seconds: float) -> str:
+    """``45s``, ``12m 05s``, ``1h 59m``, ``3d 4h``; a negative span (clocks that disagree)
+    is no duration at all, shown as ``—``, never as a negative figure."""
+    if seconds < 0:
+        return "—"
     s = int(seconds)
-    h, rem = divmod(s, 3600)
+    d, rem = divmod(s, 86_400)
+    h, rem = divmod(rem, 3600)
     m, s = divmod(rem, 60)
+    if d:
+        return f"{d}d {h}h"
     return f"{h}h {m:02d}m" if h else (f"{m}m {s:02d}s" if m else f"{s}s")
 
 

@@ -32,9 +32,10 @@ def summary_json(session: Session, leaf_id: str | None = None) -> JSON:
     path = compute_figures(session.path_entries(leaf_id))
     every = file_figures(session)
     header = session.header
-    started = timestamp_ms(header.timestamp) if header else None
-    started = started if started is not None else every.first_ms
-    ended = every.last_ms
+    header_ms = timestamp_ms(header.timestamp) if header else None
+    # from the entries: an /export copy's header is later than every entry
+    started = every.first_ms if every.first_ms is not None else header_ms
+    ended = every.last_ms if every.last_ms is not None else started
     return {
         "session": {
             "id": session.id,
@@ -42,6 +43,7 @@ def summary_json(session: Session, leaf_id: str | None = None) -> JSON:
             "cwd": session.cwd,
             "started": _iso(started),
             "ended": _iso(ended),
+            "headerTime": _iso(header_ms),
             "durationSeconds": (ended - started) / 1000
             if started is not None and ended is not None
             else None,

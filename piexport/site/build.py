@@ -149,19 +149,26 @@ def session_summary(session: Session, source: Path) -> JSON:
     """The facts an index row shows about a session (all of them from the whole file)."""
     fig = file_figures(session)
     header = session.header
-    started = timestamp_ms(header.timestamp) if header else None
-    first = started if started is not None else fig.first_ms
+    header_ms = timestamp_ms(header.timestamp) if header else None
+    # when the session ran comes from its entries: a header can be later than every entry
+    # (an /export copy) or earlier than copied ones (a /fork); it is kept, and shown, apart
+    first = fig.first_ms if fig.first_ms is not None else header_ms
     last = fig.last_ms if fig.last_ms is not None else first
-    title = session.title or "(no messages)"
+    parts = session.title_parts
+    title = str(parts) if parts is not None else "(no messages)"
     return {
         "id": session.id,
         "name": session.name,
         "title": shorten(" ".join(title.split()), 300, ""),
+        "titleChip": parts.chip if parts is not None else None,
+        "titleText": parts.text if parts is not None else title,
+        "titleRaw": parts.raw if parts is not None else None,
         "cwd": session.cwd,
         "file": source.name,
         "parentSession": header.parent_session if header else None,
         "started": first,
         "last": last,
+        "headerTime": header_ms,
         "durationSeconds": (last - first) / 1000
         if first is not None and last is not None
         else None,
@@ -190,11 +197,15 @@ SUMMARY_KEYS = (
     "id",
     "name",
     "title",
+    "titleChip",
+    "titleText",
+    "titleRaw",
     "cwd",
     "file",
     "parentSession",
     "started",
     "last",
+    "headerTime",
     "durationSeconds",
     "messages",
     "entries",
