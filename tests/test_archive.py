@@ -32,6 +32,7 @@ from .conftest import HEADER, MakeSession, msg
         ('<skill name="tidy" location="/s/SKILL.md">\nbody\n</skill>', "skill: tidy", ""),
         ("/mode", "/mode", ""),
         ("/review the **parser**", "/review", "the parser"),
+        ("Why does `load_csv` drop the last row?", None, "Why does load_csv drop the last row?"),
         ("/home/alice/notes.txt is broken", None, "/home/alice/notes.txt is broken"),
         (
             '<file name="/a/b/notes.md">\nhello\n</file>\n<file name="/a/c.txt">\nx\n</file>\n'
@@ -95,7 +96,7 @@ def test_start_and_end_come_from_the_entries(
     [index] = out.glob("*/index.html")
     row = BeautifulSoup(index.read_text(), "html.parser").select_one("table.sessions tbody tr")
     cells = [td.get_text(" ", strip=True) for td in row.find_all("td")]
-    assert cells[1].startswith("2025-01-01 10:00:00") and "1m 05s" in cells
+    assert cells[1] == "2025-01-01 10:00" and "1m 05s" in cells
 
 
 def test_an_ordinary_header_time_is_not_shown(make_session: MakeSession) -> None:
@@ -105,3 +106,142 @@ def test_an_ordinary_header_time_is_not_shown(make_session: MakeSession) -> None
     soup = BeautifulSoup(render_session(load_session(path)), "html.parser")
     started = next(d for d in soup.select("dl.meta > div") if d.dt.get_text() == "Started")
     assert started.dd.get_text() == "2025-01-01 10:00:20 UTC"
+
+
+@pytest.mark.parametrize(
+    ("paths", "labels"),
+    [
+        (
+            ["/Users/lynch/.openclaw/workspace-main", "/Users/lynch/.openclaw/workspace-alt"],
+            ["workspace-main", "workspace-alt"],
+        ),
+        (["/home/a/shop", "/home/b/shop", "/srv/ci"], ["a/shop", "b/shop", "ci"]),
+        (["/shop", "/home/a/shop"], ["/shop", "a/shop"]),
+        (["C:\\Users\\carol\\app", "/home/carol/app"], ["Users/carol/app", "/home/carol/app"]),
+    ],
+)
+def test_project_labels_are_the_shortest_distinct_ends(paths: list[str], labels: list[str]) -> None:
+    from piexport.site.build import project_labels
+
+    got = project_labels({f"k{i}": p for i, p in enumerate(paths)})
+    assert [got[f"k{i}"] for i in range(len(paths))] == labels
+
+
+def _site_of(tmp_path: Path, sessions: dict[str, list[tuple[str, str]]]) -> Path:
+    """sessions: folder → [(header time, first message)], one file each; built into site/."""
+    from piexport.site.build import build_site
+
+    root = tmp_path / "root"
+    for cwd, items in sessions.items():
+        folder = root / f"--{cwd.replace('/', '-')}--"
+        folder.mkdir(parents=True, exist_ok=True)
+        for n, (when, text) in enumerate(items):
+            header = {**HEADER, "id": f"{cwd}-{n}", "timestamp": when, "cwd": f"/{cwd}"}
+            entry = {**msg("u1", None, "user", text, 0), "timestamp": when}
+            (folder / f"{when[:10]}_{n}.jsonl").write_bytes(
+                b"\n".join(json.dumps(x).encode() for x in (header, entry)) + b"\n"
+            )
+    build_site(root, tmp_path / "site", jobs=1)
+    return tmp_path / "site"
+
+
+def _soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(), "html.parser")
+
+
+def test_every_page_has_the_trail_and_the_search_box(tmp_path: Path) -> None:
+    site = _site_of(
+        tmp_path,
+        {
+            "home/a/shop": [
+                ("2025-01-01T10:00:00.000Z", "# First"),
+                ("2025-01-02T10:00:00.000Z", "x"),
+            ],
+            "home/b/shop": [("2025-01-03T10:00:00.000Z", "third")],
+        },
+    )
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) == 3 + 2 + 1 + 1
+    for page in pages:
+        soup = _soup(page)
+        trail = soup.select_one("nav.trail")
+        assert trail is not None, page
+        links = [a["href"] for a in trail.select(".crumbs a")]
+        for href in links:
+            assert (page.parent / href).resolve().is_file(), (page, href)
+        if page.name != "search.html":
+            box = trail.select_one(".site-search")
+            assert (
+                box is not None and (page.parent / box.a["href"]).resolve() == site / "search.html"
+            )
+        if page.parent != site:  # a project's index or a session: the archive is one click away
+            assert (page.parent / links[0]).resolve() == site / "index.html"
+    # labels tell the two shops apart, in the trail and the projects table
+    root = _soup(site / "index.html")
+    assert sorted(a.get_text() for a in root.select("#projects-table td.title > a")) == [
+        "a/shop",
+        "b/shop",
+    ]
+
+
+def test_session_pages_link_the_previous_and_next_session_of_their_project(
+    tmp_path: Path,
+) -> None:
+    days = ["2025-01-03T10:00:00.000Z", "2025-01-01T10:00:00.000Z", "2025-01-02T10:00:00.000Z"]
+    site = _site_of(tmp_path, {"p": [(d, f"session {d[:10]}") for d in days]})
+    [folder] = [p.parent for p in site.glob("*/index.html")]
+    order = []
+    page = next(p for p in folder.glob("2025-01-01*.html"))
+    assert _soup(page).select_one("a[rel=prev]") is None
+    while page is not None:
+        soup = _soup(page)
+        order.append(soup.h1.get_text())
+        nxt = soup.select_one("nav.trail a[rel=next]")
+        if nxt is None:
+            break
+        back = _soup(folder / nxt["href"]).select_one("nav.trail a[rel=prev]")
+        assert back is not None and back["href"] == page.name
+        page = folder / nxt["href"]
+    assert order == ["session 2025-01-01", "session 2025-01-02", "session 2025-01-03"]
+
+
+def test_a_new_session_renders_its_neighbour_again_and_no_other(tmp_path: Path) -> None:
+    from piexport.site.build import build_site
+
+    days = ["2025-01-01T10:00:00.000Z", "2025-01-02T10:00:00.000Z"]
+    site = _site_of(tmp_path, {"p": [(d, "s") for d in days]})
+    [root] = (tmp_path / "root").iterdir()
+    header = {**HEADER, "id": "new", "timestamp": "2025-01-05T10:00:00.000Z", "cwd": "/p"}
+    entry = {**msg("u1", None, "user", "new", 0), "timestamp": "2025-01-05T10:00:00.000Z"}
+    (root / "2025-01-05_9.jsonl").write_text(json.dumps(header) + "\n" + json.dumps(entry) + "\n")
+    report = build_site(tmp_path / "root", site, jobs=1)
+    assert (report.rendered, report.unchanged) == (2, 1)  # the new one and the one before it
+
+
+def test_the_root_index_opens_with_recent_sessions_then_projects_then_charts(
+    tmp_path: Path,
+) -> None:
+    site = _site_of(
+        tmp_path,
+        {
+            "w/x": [("2025-01-01T10:00:00.000Z", "# Exploration Mode")],
+            "w/y": [
+                ("2025-02-01T10:00:00.000Z", "# Exploration Mode"),
+                ("2025-03-01T10:00:00.000Z", "# Exploration Mode"),
+            ],
+        },
+    )
+    soup = _soup(site / "index.html")
+    sections = [s["id"] for s in soup.select("main.index-main > section")]
+    assert sections == ["recent", "projects", "charts"]
+    rows = soup.select("#recent-table tbody tr")
+    assert [r.select_one("td.project").get_text() for r in rows] == ["y", "y", "x"]
+    heads = [th.get_text() for th in soup.select("#recent-table th")]
+    assert heads == ["Session", "Project", "Last activity", "Duration", "Cost", "Errors"]
+    # two sessions of one project with one title are told apart by date; not across projects
+    y_index = _soup(next(p for p in site.glob("w-y-*/index.html")))
+    dups = [d.get_text() for d in y_index.select("td.title .dup")]
+    assert dups == ["· 2025-03-01 10:00", "· 2025-02-01 10:00"]
+    assert [d.get_text() for d in soup.select("#recent-table .dup")] == dups
+    titles = [a.get_text() for a in soup.select("#recent-table td.title a")]
+    assert titles == ["Exploration Mode"] * 3

@@ -523,7 +523,7 @@ def project_chart(projects: Sequence[JSON]) -> Chart | None:
         v = (cost or 0) if by_cost else tok
         chart.hbars.append(
             HBar(
-                str(p["cwd"]),
+                str(p.get("label") or p["cwd"]),
                 v / top * 100,
                 money(cost) if by_cost else tokens(tok),
                 f"{p['cwd']}: {money(cost)}, {tokens(tok)} tokens, {len(p['sessions'])} sessions",
@@ -533,7 +533,7 @@ def project_chart(projects: Sequence[JSON]) -> Chart | None:
     for p, cost, tok in rows:
         chart.rows.append(
             [
-                (str(p["cwd"]), f"{p['key']}/index.html"),
+                (str(p.get("label") or p["cwd"]), f"{p['key']}/index.html"),
                 str(len(p["sessions"])),
                 tokens(tok),
                 money(cost),

@@ -18,12 +18,13 @@ from ..read.selection import Selection, apply_selection, sharing_notice
 from ..report.subagents import session_outcome
 from ..share.redact import RedactionError, Redactor, redact_session, unrewritable
 from .parallel import default_workers
-from .render import RenderOptions, render_plain_parts, render_session_parts
+from .render import RenderOptions, SiteNav, render_plain_parts, render_session_parts
 from .view import ChildRef, Origin, Subagent, build_view
 
 __all__ = [
     "ExportResult",
     "RenderOptions",
+    "SiteNav",
     "check_output",
     "export_session",
     "page_seconds",
@@ -105,6 +106,7 @@ def export_session(
     selection: Selection | None = None,
     seconds: float | None = None,
     pending_tail: bool = False,
+    nav: SiteNav | None = None,
 ) -> ExportResult:
     """Load, shape and render one session file, then write its page atomically.
 
@@ -118,7 +120,7 @@ def export_session(
     size) is written as a plain-text page instead, with a diagnostic saying so.
 
     ``pending_tail``: the file is being written; an unterminated last line waits (see
-    ``load_session``).
+    ``load_session``). ``nav``: where the page sits in a site (``SiteNav``).
 
     ``origin`` says how the session came from its parent; ``children`` are the sessions
     started from it (``read.lineage``): its subagents are read for their task, end and cost.
@@ -143,7 +145,7 @@ def export_session(
                 "subagents": len(view.subagents),
                 "cost_with_subagents": view.cost_with_subagents,
             }
-            parts = render_session_parts(view, options, sharing=notice)
+            parts = render_session_parts(view, options, sharing=notice, nav=nav)
             try:
                 _write(out, parts, redactor, options, session)
             finally:  # its worker processes end now, never when the collector gets to them
@@ -157,7 +159,7 @@ def export_session(
         took = f"the page took longer than {seconds:g} s to make"
         session.diagnostics.append(Diagnostic(session.path, 0, f"{took}: written as plain text"))
         reason = f"{took[0].upper()}{took[1:]}, so it is shown as plain text."
-        plain = render_plain_parts(session, session.title or "Untitled session", reason)
+        plain = render_plain_parts(session, session.title or "Untitled session", reason, nav)
         _write(out, plain, redactor, options, session)
         lineage = {}
     return ExportResult(out, session, redacted, **lineage)

@@ -110,6 +110,21 @@ def _when(value: Any) -> str:
     return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def _day_time(value: Any) -> str:
+    """``2025-03-03 08:41`` (UTC): when, in an index cell."""
+    ms = timestamp_ms(value)
+    if ms is None:
+        return "—"
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+
+def _day(value: Any) -> str:
+    ms = timestamp_ms(value)
+    if ms is None:
+        return "—"
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d")
+
+
 def _as_written(value: Any) -> str:
     """A number no figure can use (``1e999``, ``NaN``, past 64 bits) as the file wrote it;
     anything that is not a number as a dash."""
@@ -175,6 +190,8 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "plain": _plain,
     "json": _json,
     "when": _when,
+    "day_time": _day_time,
+    "day": _day,
     "duration": _duration,
     "tokens": _tokens,
     "ms": _ms,
@@ -209,6 +226,20 @@ class RenderOptions:
     workers: int = field(default=0, repr=False, compare=False)
     """Processes that render a big page together once its highlighting is spent (0: one
     per core; a site, which renders pages side by side, uses 1). The page is the same."""
+
+
+@dataclass(frozen=True, slots=True)
+class SiteNav:
+    """Where a page of a site sits (issue 28): the trail from the archive to it, the archive's
+    search page, and for a session page the sessions before and after it in its project.
+    Part of what a page is rendered from (the site re-renders a page when it changes)."""
+
+    trail: tuple[tuple[str, str | None, str | None], ...]
+    """(label, href or None for this page, text on hover)."""
+    search_href: str | None = None
+    prev: tuple[str, str] | None = None
+    """(when it started, href) of the session before this one in the project."""
+    next: tuple[str, str] | None = None
 
 
 def sibling_href(path: str) -> str:
@@ -264,7 +295,9 @@ def _assets() -> tuple[str, str]:
     return css, js
 
 
-def _page_parts(template: str, live: bool = False, **variables: Any) -> Iterator[str]:
+def _page_parts(
+    template: str, live: bool = False, nav: SiteNav | None = None, **variables: Any
+) -> Iterator[str]:
     css, js = _assets()
     # One Trusted Types policy, "piexport", exists: the script uses it only to build the
     # inert parts of a big transcript from the page's own <noscript> source (and, on a
@@ -279,7 +312,7 @@ def _page_parts(template: str, live: bool = False, **variables: Any) -> Iterator
     return (
         make_env()
         .get_template(template)
-        .generate(csp=csp, live=live, css=Markup(css), js=Markup(js), **variables)
+        .generate(csp=csp, live=live, nav=nav, css=Markup(css), js=Markup(js), **variables)
     )
 
 
@@ -489,12 +522,13 @@ def render_session(
     options: RenderOptions | None = None,
     *,
     sharing: Sequence[str] = (),
+    nav: SiteNav | None = None,
 ) -> str:
     """The whole session page as a string; no I/O, same input → same bytes.
 
     ``sharing`` lists what was left out or redacted (``selection.sharing_notice``); the page
-    says so under its title."""
-    return "".join(render_session_parts(session, options, sharing=sharing))
+    says so under its title. ``nav``: where the page sits in a site (none on its own)."""
+    return "".join(render_session_parts(session, options, sharing=sharing, nav=nav))
 
 
 def _groups(events: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -519,6 +553,7 @@ def render_session_parts(
     options: RenderOptions | None = None,
     *,
     sharing: Sequence[str] = (),
+    nav: SiteNav | None = None,
 ) -> Iterator[str]:
     """The session page in parts, for writing as it is made (see ``render_session``)."""
     options = options or RenderOptions()
@@ -662,6 +697,7 @@ def render_session_parts(
             yield from _page_parts(
                 "session.html.j2",
                 live=options.live,
+                nav=nav,
                 chunks=chunks(),
                 nav_lazy=len(view.outline) > options.nav_rows,
                 sharing=list(sharing),
@@ -717,7 +753,9 @@ class PlainEntry:
     id: str
 
 
-def render_plain_parts(session: Session, title: str, reason: str) -> Iterator[str]:
+def render_plain_parts(
+    session: Session, title: str, reason: str, nav: SiteNav | None = None
+) -> Iterator[str]:
     """The page written when the full one could not be made in time: every entry as the
     JSON it was written as, escaped, with no markdown or colour (linear in the file)."""
 
@@ -734,7 +772,9 @@ def render_plain_parts(session: Session, title: str, reason: str) -> Iterator[st
                 text = text[:MAX_BLOCK_CHARS] + f"\n[{len(text) - MAX_BLOCK_CHARS} more characters]"
             yield PlainEntry(doms[e.id], e.line, e.type, str(role) if role else None, e.id), text
 
-    return _page_parts("plain.html.j2", s=session, title=title, reason=reason, entries=entries())
+    return _page_parts(
+        "plain.html.j2", nav=nav, s=session, title=title, reason=reason, entries=entries()
+    )
 
 
 def _chunk(parts: list[str], lazy: bool, after: int) -> Chunk:
@@ -743,12 +783,12 @@ def _chunk(parts: list[str], lazy: bool, after: int) -> Chunk:
     return Chunk(Markup(html), lazy and not _NOSCRIPT_END.search(html), after)
 
 
-def render_project_index(project: JSON, options: Any = None, search_href: str | None = None) -> str:
+def render_project_index(project: JSON, options: Any = None, nav: SiteNav | None = None) -> str:
     return _page(
         "project.html.j2",
         live=_live(options),
+        nav=nav,
         p=project,
-        search_href=search_href,
         charts=index_charts(project["sessions"]),
     )
 
@@ -757,24 +797,66 @@ def _live(options: Any) -> bool:
     return bool(getattr(options, "live", False))
 
 
+RECENT_SESSIONS = 50
+"""Sessions the root index lists (the most recent); ``sessions.html`` lists every one."""
+
+
+def _recent(projects: Sequence[JSON], limit: int | None = None) -> list[JSON]:
+    """Every session of every project, newest activity first, with its project beside it."""
+    rows = [
+        {**r, "project": p, "href": f"{p['key']}/{r['href']}"}
+        for p in projects
+        for r in p["sessions"]
+    ]
+    rows.sort(key=lambda r: (r.get("last") or 0, r["href"]), reverse=True)
+    return rows if limit is None else rows[:limit]
+
+
+def _totals(projects: Sequence[JSON]) -> JSON:
+    return {
+        "sessions": sum(len(p["sessions"]) for p in projects),
+        "tokens": sum(p["tokens"] for p in projects),
+        "cost": sum(p["cost"] for p in projects),
+        "first": min((p["first"] for p in projects if p["first"] is not None), default=None),
+        "last": max((p["last"] for p in projects if p["last"] is not None), default=None),
+    }
+
+
 def render_root_index(
-    projects: Sequence[JSON], options: Any = None, search_href: str | None = None
+    projects: Sequence[JSON],
+    options: Any = None,
+    nav: SiteNav | None = None,
+    all_href: str | None = None,
 ) -> str:
+    """The archive's front page: the most recent sessions across projects, then the
+    projects with their figures, then the charts."""
     return _page(
         "index.html.j2",
         live=_live(options),
+        nav=nav,
         projects=projects,
-        search_href=search_href,
-        totals={
-            "sessions": sum(len(p["sessions"]) for p in projects),
-            "tokens": sum(p["tokens"] for p in projects),
-            "cost": sum(p["cost"] for p in projects),
-        },
+        recent=_recent(projects, RECENT_SESSIONS),
+        all_href=all_href,
+        totals=_totals(projects),
         charts=_root_charts(projects),
     )
 
 
-def render_search_page(fields: Sequence[str]) -> str:
+def render_all_sessions(
+    projects: Sequence[JSON], options: Any = None, nav: SiteNav | None = None
+) -> str:
+    """``sessions.html``: every session of the site in one sortable table."""
+    return _page(
+        "sessions.html.j2",
+        live=_live(options),
+        nav=nav,
+        recent=_recent(projects),
+        totals=_totals(projects),
+        projects=projects,
+    )
+
+
+def render_search_page(fields: Sequence[str], nav: SiteNav | None = None) -> str:
     """``search.html``: the page's own script (the theme toggle and the search) is inline and
     hashed; the index files it loads are classic scripts from the site's own folder
     (``'self'``), which file:// allows where fetch, modules and WebAssembly are blocked."""
@@ -792,6 +874,7 @@ def render_search_page(fields: Sequence[str]) -> str:
         .get_template("search.html.j2")
         .generate(
             csp=csp,
+            nav=nav,
             css=Markup(css),
             js=Markup(js),
             fields=list(fields),

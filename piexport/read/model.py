@@ -272,7 +272,7 @@ _FILE_NAME = re.compile(r'<file name="([^"\n]{1,500})">')
 _COMMAND = re.compile(r"\A/([A-Za-z][\w.:-]{0,60})(?:[ \t]+(.*))?\Z")
 _HEADING = re.compile(r"\A(?:#{1,6}|>+)[ \t]+|\A#{1,6}\Z")
 _CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*\Z")
-_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_STRONG = re.compile(r"(\*\*|__|`)(?=\S)(.+?)(?<=\S)\1")
 
 
 def _first_line(text: str) -> str:
@@ -282,7 +282,8 @@ def _first_line(text: str) -> str:
 def title_of(text: str, limit: int = TITLE_CHARS) -> Title:
     """A title from the first user message: a ``<skill …>`` block (how pi sends a skill) or
     ``<file …>`` blocks (files given on the command line) become a chip and the words after
-    them the text; so does a leading ``/command``; heading and quote marks and ``**`` go.
+    them the text; so does a leading ``/command``; heading and quote marks, ``**`` and
+    code backticks go.
     The one place titles are derived, so what redacts derived text sees every title."""
     raw = shorten(_first_line(text), RAW_TITLE_CHARS)
     chip: str | None = None

@@ -104,6 +104,8 @@ class SessionRecord:
     pending: bool = False
     """Rendered while its last line was still being written (``--watch``): rendered again
     once that line ends or the file stops growing."""
+    nav: str = ""
+    """The page's place in the site as rendered (trail, previous and next session)."""
 
     def as_json(self) -> JSON:
         return {
@@ -116,6 +118,7 @@ class SessionRecord:
             "diagnostics": self.diagnostics,
             "forks_rendered": self.forks_rendered,
             "pending": self.pending,
+            "nav": self.nav,
         }
 
 
@@ -184,6 +187,7 @@ def session_summary(session: Session, source: Path) -> JSON:
         "cost": round(fig.cost, 6),
         "toolCalls": sum(fig.tool_calls.values()),
         "errors": fig.errors,
+        "toolErrors": fig.tool_errors,
         "diagnostics": len(session.diagnostics),
         "usage": session_usage(session),
         # set by the site, which knows the sessions around it (read.lineage)
@@ -219,6 +223,7 @@ SUMMARY_KEYS = (
     "cost",
     "toolCalls",
     "errors",
+    "toolErrors",
     "diagnostics",
     "usage",
     "relation",
@@ -252,6 +257,8 @@ class _Job:
     """How the session came from its parent (a fork, a subagent, started from it)."""
     children: tuple[ChildRef, ...] = ()
     """Sessions started from it; hrefs relative to its page."""
+    nav: Any = None
+    """The page's ``SiteNav``: trail, search, previous and next session."""
 
 
 _Outcome = tuple[JSON | None, list[str], str | None, dict[str, int]]
@@ -275,6 +282,7 @@ def _render_one(job: _Job) -> _Outcome:
             selection=job.selection,
             seconds=job.seconds,
             pending_tail=job.pending_tail,
+            nav=job.nav,
         )
         if job.index_root is not None:
             _index_one(job, result.session)
@@ -480,7 +488,13 @@ def build_site(
     written less than this many seconds ago is being written; that line waits, with no
     warning, and the page is made again once the line ends or the file stops growing."""
     from ..page.export import RenderOptions
-    from ..page.render import render_project_index, render_root_index
+    from ..page.render import (
+        RECENT_SESSIONS,
+        SiteNav,
+        render_all_sessions,
+        render_project_index,
+        render_root_index,
+    )
 
     options = options if options is not None else RenderOptions()
     root = root.expanduser()
@@ -500,6 +514,7 @@ def build_site(
 
     # 1. gather: which files, which project, which page
     planned: list[tuple[Path, str, str, JSON]] = []  # source, rel, page, header
+    places: dict[str, str] = {}  # project folder → its cwd (or session folder), as shown
     for source in discover(root):
         header = _read_header(source)
         cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
@@ -522,9 +537,14 @@ def build_site(
             source.relative_to(root).as_posix() if source != root else source.name, redactor
         )
         folder = _shown(source.parent.name, redactor)
-        page = f"{project_key(cwd, folder)}/{page_name(Path(_shown(source.name, redactor)))}"
+        key = project_key(cwd, folder)
+        places.setdefault(key, cwd or folder)
+        page = f"{key}/{page_name(Path(_shown(source.name, redactor)))}"
         planned.append((source, rel, page, header))
     _dedupe_pages(planned)
+    labels = project_labels(places)
+    search_href = "search.html" if search else None
+    navs = _session_navs(planned, labels, places, search_href)
 
     # forks and subagents: pi records the parent's absolute path on the user's machine;
     # match on file name, then tell forks (the parent's entries copied) from subagents (a
@@ -560,6 +580,7 @@ def build_site(
             and prev.forks_rendered == fork_key
             and prev.error is None
             and prev.pending == pending
+            and prev.nav == repr(navs[page])
             and (out / page).is_file()
             and (not search or (out / INDEX_CACHE / f"{session_key(page)}.json").is_file())
         ):
@@ -569,7 +590,16 @@ def build_site(
             report.unchanged += 1
             continue
         records[rel] = SessionRecord(
-            rel, stat.st_size, stat.st_mtime_ns, page, {}, None, [], fork_key, pending
+            rel,
+            stat.st_size,
+            stat.st_mtime_ns,
+            page,
+            {},
+            None,
+            [],
+            fork_key,
+            pending,
+            repr(navs[page]),
         )
         if pending:
             report.pending.append(rel)
@@ -592,6 +622,7 @@ def build_site(
                     pending_tail=pending,
                     origin=origin,
                     children=tuple(_relative_refs(page, my_children)),
+                    nav=navs[page],
                 ),
             )
         )
@@ -631,19 +662,45 @@ def build_site(
                     report.removed += 1
 
     # 5. indexes, then the manifest
-    projects = _group(records.values(), planned, forks)
-    search_href = "search.html" if search else None
+    projects = _group(records.values(), planned, forks, labels)
     for key, proj in projects.items():
         _write_checked(
             out / key / "index.html",
-            render_project_index(proj, options, search_href=search_href and "../" + search_href),
+            render_project_index(
+                proj,
+                options,
+                nav=SiteNav(
+                    (("pi sessions", "../index.html", None), (proj["label"], None, proj["cwd"])),
+                    search_href and "../" + search_href,
+                ),
+            ),
             redactor,
         )
     _write_checked(
         out / "index.html",
-        render_root_index(list(projects.values()), options, search_href=search_href),
+        render_root_index(
+            list(projects.values()),
+            options,
+            nav=SiteNav((("pi sessions", None, None),), search_href),
+            all_href=ALL_SESSIONS,
+        ),
         redactor,
     )
+    if sum(len(p["sessions"]) for p in projects.values()) <= RECENT_SESSIONS:
+        with contextlib.suppress(FileNotFoundError):  # the root index lists every session
+            (out / ALL_SESSIONS).unlink()
+    else:
+        _write_checked(
+            out / ALL_SESSIONS,
+            render_all_sessions(
+                list(projects.values()),
+                options,
+                nav=SiteNav(
+                    (("pi sessions", "index.html", None), ("All sessions", None, None)), search_href
+                ),
+            ),
+            redactor,
+        )
     if search and (
         report.rendered
         or report.removed
@@ -669,7 +726,7 @@ def _write_search(
     out: Path, records: Iterable[SessionRecord], fields: frozenset[str], redactor: Any
 ) -> None:
     """Merge the sessions' parts into the index the search page loads, and write the page."""
-    from ..page.render import render_search_page
+    from ..page.render import SiteNav, render_search_page
     from ..search.index import IndexedSession, build_index
 
     shown = [f for f in FIELDS if f in fields]
@@ -684,7 +741,70 @@ def _write_search(
         if r.error is None
     ]
     build_index(out, sessions, shown, _gate(redactor))
-    _write_checked(out / "search.html", render_search_page(shown), redactor)
+    nav = SiteNav((("pi sessions", "index.html", None), ("Search", None, None)))
+    _write_checked(out / "search.html", render_search_page(shown, nav), redactor)
+
+
+ALL_SESSIONS = "sessions.html"
+"""Every session of the site in one table (the root index shows the most recent)."""
+
+
+def project_labels(places: dict[str, str]) -> dict[str, str]:
+    """Project folder → the shortest end of its path that no other project's path ends
+    with (``shop``, ``alice/shop`` beside ``bob/shop``); the whole path when it is the end
+    of another's. Cutting long paths at the start or the end made two projects look alike."""
+    parts = {k: [p for p in re.split(r"[\\/]+", v) if p] or [v] for k, v in places.items()}
+    out: dict[str, str] = {}
+    for key, mine in parts.items():
+        others = [p for k, p in parts.items() if k != key]
+        label = places[key]
+        for n in range(1, len(mine)):
+            end = mine[-n:]
+            if not any(o[-n:] == end for o in others):
+                label = "/".join(end)
+                break
+        out[key] = label
+    return out
+
+
+def _when(ms: int | None) -> str:
+    if ms is None:
+        return "—"
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+
+def _session_navs(
+    planned: list[tuple[Path, str, str, JSON]],
+    labels: dict[str, str],
+    places: dict[str, str],
+    search_href: str | None,
+) -> dict[str, Any]:
+    """Each session page's ``SiteNav``: archive, project, this session, and the sessions
+    before and after it in its project, in the order they started (the header's time, as
+    the file name says it; from the first line only, so it is known before any render)."""
+    from ..page.render import SiteNav
+
+    by_project: dict[str, list[tuple[int | None, str, str]]] = {}
+    for _source, rel, page, header in planned:
+        start = timestamp_ms(header.get("timestamp"))
+        by_project.setdefault(page.split("/", 1)[0], []).append((start, rel, page))
+    navs: dict[str, Any] = {}
+    for key, items in by_project.items():
+        items.sort(key=lambda t: (t[0] is None, t[0] or 0, t[1]))
+        for i, (start, _rel, page) in enumerate(items):
+            before = items[i - 1] if i else None
+            after = items[i + 1] if i + 1 < len(items) else None
+            navs[page] = SiteNav(
+                (
+                    ("pi sessions", "../index.html", None),
+                    (labels[key], "index.html", places[key]),
+                    (f"session of {_when(start)}" if start is not None else "session", None, None),
+                ),
+                search_href and "../" + search_href,
+                (_when(before[0]), before[2].split("/", 1)[1]) if before else None,
+                (_when(after[0]), after[2].split("/", 1)[1]) if after else None,
+            )
+    return navs
 
 
 def _growing(source: Path, stat: os.stat_result, seconds: float) -> bool:
@@ -748,6 +868,7 @@ def _group(
     records: Iterable[SessionRecord],
     planned: list[tuple[Path, str, str, JSON]],
     forks: dict[str, list[tuple[str, str]]],
+    labels: dict[str, str] | None = None,
 ) -> dict[str, JSON]:
     """Project index variables: sessions of each project, newest activity first."""
     pages_by_file = {Path(rel).name: page for _, rel, page, _ in planned}
@@ -765,6 +886,9 @@ def _group(
                 "cost": 0.0,
                 "first": None,
                 "last": None,
+                "label": (labels or {}).get(key, key),
+                "errors": 0,
+                "toolErrors": 0,
             },
         )
         if summary.get("cwd") and not proj["cwd"]:
@@ -783,6 +907,8 @@ def _group(
             ],
         }
         proj["sessions"].append(row)
+        proj["errors"] += int(summary.get("errors") or 0)
+        proj["toolErrors"] += int(summary.get("toolErrors") or 0)
         proj["tokens"] += int(summary.get("tokens") or 0)
         proj["cost"] += float(summary.get("cost") or 0)
         for k, pick in (("first", min), ("last", max)):
@@ -794,6 +920,10 @@ def _group(
         proj["cost"] = round(proj["cost"], 6)
         if not proj["cwd"]:
             proj["cwd"] = proj["key"]
+        # two sessions of a project with one title are told apart by when they started
+        seen = Counter(r.get("title") for r in proj["sessions"])
+        for r in proj["sessions"]:
+            r["dupTitle"] = seen[r.get("title")] > 1
     return dict(sorted(projects.items(), key=lambda kv: -(kv[1]["last"] or 0)))
 
 
