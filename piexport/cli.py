@@ -1136,11 +1136,11 @@ def shares_command(fmt: str) -> None:
 @click.argument("root", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--by",
-    type=click.Choice(["day", "week", "month", "project", "model", "tool", "kind"]),
+    type=click.Choice(["day", "week", "month", "project", "model", "session", "tool", "kind"]),
     default="day",
     show_default=True,
-    help="One row per day, ISO week, month, project (cwd), provider/model, tool, or kind of "
-    "usage (turns, cache warming, summaries, a tool's own model work).",
+    help="One row per day, ISO week, month, project (cwd), provider/model, session, tool, or "
+    "kind of usage (turns, cache warming, summaries, a tool's own model work).",
 )
 @click.option("--since", metavar="DATE", help="Only messages on or after this day (YYYY-MM-DD).")
 @click.option("--until", metavar="DATE", help="Only messages on or before this day (YYYY-MM-DD).")
@@ -1159,6 +1159,7 @@ def usage_command(
     """Tokens, cost, messages and tool calls of every session, by period, project, model or tool."""
     from .report.usage import (
         format_csv,
+        format_notes,
         format_table,
         load_sessions,
         parse_day,
@@ -1189,6 +1190,7 @@ def usage_command(
         click.echo(format_csv(report), nl=False)
     else:
         click.echo(format_table(report, terminal_safe))
+        click.echo(format_notes(report.by))
     for p in problems:
         click.echo(terminal_safe(p), err=True)
     if problems:

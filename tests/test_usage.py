@@ -183,6 +183,8 @@ def test_usage_by_month_week_and_project_match_the_raw_files(runner: CliRunner) 
 
 
 def test_usage_by_model_matches_the_raw_files(runner: CliRunner) -> None:
+    """Assistant messages (tokens, cost, tool calls) under their own model, as the files say."""
+
     def model(p: Path, r: dict[str, Any]) -> str | None:
         m = r["message"]
         if m.get("role") != "assistant":
@@ -190,9 +192,80 @@ def test_usage_by_model_matches_the_raw_files(runner: CliRunner) -> None:
         return f"{m['provider']}/{m['model']}" if m.get("provider") else m.get("model")
 
     want = expected_by(sample_files(), model)
-    for w in want.values():
-        w["toolErrors"] = 0  # results are not assistant messages: they have no model
-    check_rows(run_json(runner, str(SAMPLES), "--by", "model"), want)
+    got = {r["key"]: r for r in run_json(runner, str(SAMPLES), "--by", "model")["rows"]}
+    for key, w in want.items():
+        assert got[key]["toolCalls"] == w["toolCalls"], key
+        for k in ("input", "output", "cacheRead", "cacheWrite", "total"):
+            assert got[key]["tokens"][k] == w[k], (key, k)
+        assert (got[key]["cost"] or 0) == pytest.approx(w["cost"], abs=1e-6), key
+
+
+@pytest.mark.parametrize("by", ["model", "session", "project", "day"])
+def test_usage_rows_add_up_to_the_total(runner: CliRunner, by: str) -> None:
+    got = run_json(runner, str(SAMPLES), "--by", by)
+    total = got["total"]
+    for k in ("messages", "toolCalls", "toolErrors"):
+        assert sum(r[k] for r in got["rows"]) == total[k], k
+    for k in ("input", "output", "cacheRead", "cacheWrite", "total"):
+        assert sum(r["tokens"][k] for r in got["rows"]) == total["tokens"][k], k
+    assert sum(r["cost"] or 0 for r in got["rows"]) == pytest.approx(total["cost"])
+    assert total["toolErrors"] > 0  # the samples have failed tool calls: they must show in rows
+
+
+def test_usage_by_model_puts_each_message_under_the_model_working_at_it(
+    make_session: Any, runner: CliRunner, tmp_path: Path
+) -> None:
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "x"}}
+    failed = msg("r1", "a1", "toolResult", [{"type": "text", "text": "no"}], 3, toolCallId="c1")
+    failed["message"]["isError"] = True
+    make_session(
+        [
+            msg("u1", None, "user", "first", 1),  # before any model: the one that answered
+            msg("a1", "u1", "assistant", [call], 2, provider="p", model="one"),
+            failed,  # the caller's
+            {
+                "type": "model_change",
+                "id": "m1",
+                "parentId": "r1",
+                "timestamp": "2025-01-01T10:00:04.000Z",
+                "provider": "p",
+                "modelId": "two",
+            },
+            msg("u2", "m1", "user", "second", 5),  # after the change
+            msg(
+                "a2",
+                "u2",
+                "assistant",
+                [{"type": "text", "text": "ok"}],
+                6,
+                provider="p",
+                model="two",
+            ),
+        ]
+    )
+    rows = {r["key"]: r for r in run_json(runner, str(tmp_path), "--by", "model")["rows"]}
+    assert {k: (r["messages"], r["toolErrors"]) for k, r in rows.items()} == {
+        "p/one": (3, 1),
+        "p/two": (2, 0),
+    }
+
+
+def test_usage_by_session_names_each_session(
+    make_session: Any, runner: CliRunner, tmp_path: Path
+) -> None:
+    make_session([msg("u1", None, "user", "# Fix the parser", 1)], name="a.jsonl")
+    got = run_json(runner, str(tmp_path), "--by", "session")
+    [row] = got["rows"]
+    assert row["key"].endswith("a.jsonl") and row["title"] == "Fix the parser"
+    assert row["started"] == "2025-01-01T10:00:01.000Z"
+    table = runner.invoke(cli, ["usage", str(tmp_path), "--by", "session"]).stdout
+    assert "2025-01-01 10:00 Fix the parser" in table
+
+
+def test_usage_by_tool_has_no_empty_columns(runner: CliRunner) -> None:
+    table = runner.invoke(cli, ["usage", str(SAMPLES), "--by", "tool"]).stdout
+    head = table.splitlines()[0].split()
+    assert head == ["Tool", "Sess", "Calls", "Errs", "Rate"]
 
 
 def test_usage_by_tool_counts_calls_and_errors(runner: CliRunner) -> None:
@@ -296,7 +369,8 @@ def test_no_cost_is_a_dash_never_zero(make_session: Any, runner: CliRunner, tmp_
     got = run_json(runner, str(tmp_path))
     assert got["rows"][0]["cost"] is None and got["total"]["cost"] is None
     table = runner.invoke(cli, ["usage", str(tmp_path)]).stdout
-    assert "$0" not in table and table.splitlines()[-1].rstrip().endswith("—")
+    total = next(ln for ln in table.splitlines() if ln.startswith("Total"))
+    assert "$0" not in table and total.rstrip().endswith("—")
     rows = list(
         csv.reader(
             io.StringIO(runner.invoke(cli, ["usage", str(tmp_path), "--format", "csv"]).stdout)
@@ -323,6 +397,9 @@ def test_table_fits_80_columns_with_a_totals_row(make_session: Any, tmp_path: Pa
     assert lines[0].startswith("Project") and lines[-1].startswith("Total")
     assert "\x1b" not in table and "\u202e" not in table
     assert "$1234.50" in lines[-1]
+    from piexport.report.usage import format_notes
+
+    assert all(len(line) <= 80 for line in format_notes("project").splitlines())
     from piexport.report.usage import format_csv
 
     text = format_csv(report)
