@@ -288,13 +288,29 @@ def context_command(file: str, leaf_id: str | None, strict: bool) -> None:
     _report(session, strict)
 
 
+TREE_IDS_WIDTH = 100
+"""A terminal at least this wide shows entry ids in ``tree`` unless told otherwise."""
+
+
 @cli.command("tree")
 @session_file
+@click.option(
+    "--ids/--no-ids",
+    default=None,
+    help="Show each entry's id (default: when the terminal is at least 100 columns wide, "
+    "or output is not a terminal).",
+)
 @strict_option
-def tree_command(file: str, strict: bool) -> None:
-    """Print the entry tree the way pi's /tree shows it (• marks the current path)."""
+def tree_command(file: str, ids: bool | None, strict: bool) -> None:
+    """Print the entry tree the way pi's /tree shows it (• marks the current path); on a
+    terminal, lines are cut to its width."""
+    import shutil
+
     session = _load(file)
-    sys.stdout.write(render_tree_text(session))
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    if ids is None:
+        ids = width is None or width >= TREE_IDS_WIDTH
+    sys.stdout.write(render_tree_text(session, ids=ids, width=width))
     _report(session, strict)
 
 
@@ -564,6 +580,7 @@ def search_command(
             )
             click.echo(terminal_safe(f"{h.path}:{h.line}: {h.entry_id}: ") + line)
     if not hits:
+        click.echo("piexport: no matches", err=True)
         raise SystemExit(1)
 
 

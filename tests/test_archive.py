@@ -245,3 +245,26 @@ def test_the_root_index_opens_with_recent_sessions_then_projects_then_charts(
     assert [d.get_text() for d in soup.select("#recent-table .dup")] == dups
     titles = [a.get_text() for a in soup.select("#recent-table td.title a")]
     assert titles == ["Exploration Mode"] * 3
+
+
+def test_search_says_no_matches(runner: CliRunner, make_session: MakeSession) -> None:
+    path = make_session([msg("u1", None, "user", "hello there", 1)])
+    result = runner.invoke(cli, ["search", "zebra", str(path.parent)])
+    assert result.exit_code == 1
+    assert result.stdout == "" and "no matches" in result.stderr
+
+
+def test_tree_shows_ids_and_fits_a_width(runner: CliRunner, make_session: MakeSession) -> None:
+    from piexport.page.outline import render_tree_text
+
+    long = "a long request " * 20
+    path = make_session(
+        [msg("u1", None, "user", long, 1), msg("a1b2c3d4", "u1", "assistant", "ok", 2)]
+    )
+    out = runner.invoke(cli, ["tree", str(path)]).stdout  # not a terminal: ids, no cut
+    assert [ln.split()[0] for ln in out.splitlines()] == ["u1", "a1b2c3d4"]
+    assert long.strip()[:100] in out
+    assert not runner.invoke(cli, ["tree", str(path), "--no-ids"]).stdout.startswith("u1")
+    cut = render_tree_text(load_session(path), ids=True, width=40).splitlines()
+    assert all(len(line) <= 40 for line in cut) and cut[0].endswith("…")
+    assert cut[1].startswith("a1b2c3d4  ")

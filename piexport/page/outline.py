@@ -219,16 +219,24 @@ def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]], leading: b
     return f"[{t or 'entry without type'}]"
 
 
-def render_tree_text(session: Session) -> str:
-    """The whole tree, one line per entry: prefix, ``•`` on the current path, labels."""
+def render_tree_text(session: Session, *, ids: bool = False, width: int | None = None) -> str:
+    """The whole tree, one line per entry: prefix, ``•`` on the current path, labels; with
+    ``ids``, each entry's id first (what ``compare`` and ``--leaf`` take); with ``width``,
+    each line cut to that many characters (a terminal's), with "…"."""
     calls = tool_calls_by_id(session)
     leading = leading_system_ids(session)
+    rows = list(flatten(session.tree))
+    pad = max((len(terminal_safe(r.id)) for r in rows), default=0) if ids else 0
     lines = []
-    for row in flatten(session.tree):
+    for row in rows:
         entry = session.by_id[row.id]
         marker = "• " if row.on_path else ""
         label = f"[{session.labels[row.id]}] " if row.id in session.labels else ""
         leaf = "  ← leaf" if row.id == session.tree.leaf_id else ""
         text = terminal_safe(f"{label}{entry_summary(entry, calls, row.id in leading)}")
-        lines.append(f"{row.prefix()}{marker}{text}{leaf}")
+        head = f"{terminal_safe(row.id):<{pad}}  " if ids else ""
+        line = f"{head}{row.prefix()}{marker}{text}{leaf}"
+        if width is not None and len(line) > width:
+            line = line[: max(1, width - 1)] + "…"
+        lines.append(line)
     return "\n".join(lines) + ("\n" if lines else "")
