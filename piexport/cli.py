@@ -1207,7 +1207,7 @@ def usage_command(
         click.echo(format_csv(report), nl=False)
     else:
         click.echo(format_table(report, terminal_safe))
-        click.echo(format_notes(report.by))
+        click.echo(format_notes(report.by, report.total.figures.known_estimate is not None))
     for p in problems:
         click.echo(terminal_safe(p), err=True)
     if problems:

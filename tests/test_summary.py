@@ -101,6 +101,7 @@ def independent_figures(entries: list[dict[str, Any]]) -> dict[str, Any]:
         "errors": errors,
         "compactions": compactions,
         "usageByKind": {k: {**t, "cost": round(t["cost"], 6)} for k, t in sorted(by_kind.items())},
+        "costEstimated": None,  # every sample message reported its cost: nothing to estimate
     }
 
 

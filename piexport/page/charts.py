@@ -401,7 +401,8 @@ def _time_charts(days: dict[date, list[tuple[str, str, int, float | None, int]]]
         chart = Chart(
             kind,
             f"{'Cost' if kind == 'cost' else 'Tokens'} per {per}, by model",
-            note="Every assistant message on every branch, on the day (UTC) of its entry.",
+            note="Every assistant message on every branch, on the day (UTC) of its entry; cost as "
+            "the providers reported it (estimates for messages that reported none are not drawn).",
             width=len(starts) * SLOT,
             y_label=f"${top:g}" if kind == "cost" else axis(tokens(top)),
             x_start=labels[0],

@@ -26,6 +26,7 @@ from ..read.system import current_system, describe_update
 from ..read.tree import timestamp_ms
 from ..report.branches import duration, figures_line
 from ..report.files import files_touched
+from ..report.prices import estimate_message
 from ..share.cut import safe_cut, shorten
 from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
@@ -172,6 +173,21 @@ def _cost(value: Any) -> str:
     return f"${v:.4f}" if v < 1 else f"${v:.2f}"
 
 
+def cost_est(cost: Any, estimated: Any = None) -> Markup:
+    """A reported cost and, beside it and marked, the estimate for messages that reported
+    none (``report.prices``): ``$0.50 + ~$0.0054 est.``, ``~$0.0054 est.`` or ``—``."""
+    shown = _cost(cost)
+    est = finite_number(estimated)
+    if est is None or est <= 0:
+        return Markup(escape_text(shown))
+    mark = (
+        '<span class="est" title="Estimated from a price table (genai-prices) for the '
+        'messages whose provider reported no cost; not included in the reported cost">'
+        f"{'+ ' if shown != '—' else ''}~{escape_text(_cost(est))} est.</span>"
+    )
+    return Markup((escape_text(shown) + " " if shown != "—" else "") + mark)
+
+
 def _lines(text: str) -> int:
     return text.count("\n") + 1 if text else 0
 
@@ -283,6 +299,7 @@ def make_env() -> jinja2.Environment:
         own_removed_sections=removed_sections,
         figures_line=figures_line,
         other_fields=other_fields,
+        cost_est=cost_est,
         version=__version__,
     )
     return env
@@ -425,8 +442,9 @@ def has_usage(u: Any) -> bool:
     return any(finite_number(n) for n in counts)
 
 
-def usage_brief(u: Any) -> Markup:
-    """`` · in 1.2k · out 180 · cache read 50.0k · $0.0150``: one usage object's figures."""
+def usage_brief(u: Any, estimated: float | None = None) -> Markup:
+    """`` · in 1.2k · out 180 · cache read 50.0k · $0.0150``: one usage object's figures;
+    ``estimated``: the estimate of a message that reported no cost, marked, in its place."""
     if not isinstance(u, dict) or not u:
         return Markup("")
     out = [f" · in {_tokens(u.get('input'))} · out {_tokens(u.get('output'))}"]
@@ -439,7 +457,9 @@ def usage_brief(u: Any) -> Markup:
     if u.get("reasoning"):
         out.append(f" · reasoning {_tokens(u.get('reasoning'))}")
     cost = u.get("cost")
-    if isinstance(cost, dict):
+    if estimated is not None:
+        out.append(f" · {cost_est(None, estimated)}")
+    elif isinstance(cost, dict):
         out.append(f" · {_cost(cost.get('total'))}")
     return Markup("".join(out))
 
@@ -460,7 +480,7 @@ def usage_line(msg: JSON) -> Markup:
     effort = msg.get("providerThinkingLevel")
     if isinstance(effort, str) and effort and effort != level:
         out.append(f" (provider effort {_plain(effort)})")
-    out.append(usage_brief(msg.get("usage")))
+    out.append(usage_brief(msg.get("usage"), estimate_message(msg)))
     if isinstance(msg.get("durationMs"), int | float) and not isinstance(
         msg.get("durationMs"), bool
     ):
@@ -817,6 +837,10 @@ def _totals(projects: Sequence[JSON]) -> JSON:
         "sessions": sum(len(p["sessions"]) for p in projects),
         "tokens": sum(p["tokens"] for p in projects),
         "cost": sum(p["cost"] for p in projects),
+        "costEstimated": sum(p.get("costEstimated") or 0 for p in projects) or None,
+        "estimatedSessions": sum(
+            1 for p in projects for r in p["sessions"] if r.get("costEstimated")
+        ),
         "first": min((p["first"] for p in projects if p["first"] is not None), default=None),
         "last": max((p["last"] for p in projects if p["last"] is not None), default=None),
     }

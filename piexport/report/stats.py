@@ -122,6 +122,11 @@ class Figures:
     files_modified: set[str] = field(default_factory=set)
     errors: int = 0
     """Assistant turns that ended in ``error`` or ``aborted``."""
+    cost_estimated: float = 0.0
+    """Estimated cost of the assistant messages that reported none (``prices``), kept apart
+    from ``cost``: shown marked "est.", never added to it. Only with ``estimate=True``."""
+    estimated: int = 0
+    """Assistant messages that reported no cost and have an estimate."""
     compactions: int = 0
     first_ms: int | None = None
     last_ms: int | None = None
@@ -155,6 +160,7 @@ class Figures:
             "errors": self.errors,
             "compactions": self.compactions,
             "usageByKind": {k: t.as_json() for k, t in sorted(self.by_kind.items())},
+            "costEstimated": self.known_estimate,
         }
 
     def add(self, other: Figures) -> None:
@@ -171,6 +177,8 @@ class Figures:
         self.files_read |= other.files_read
         self.files_modified |= other.files_modified
         self.errors += other.errors
+        self.cost_estimated += other.cost_estimated
+        self.estimated += other.estimated
         self.compactions += other.compactions
         for kind, tally in other.by_kind.items():
             self.by_kind.setdefault(kind, Tally()).add(tally)
@@ -195,18 +203,28 @@ class Figures:
         return round(self.cost, 6) if self.costed else None
 
     @property
+    def known_estimate(self) -> float | None:
+        """The estimated cost of the messages that reported none, or None for no estimate."""
+        return round(self.cost_estimated, 6) if self.estimated else None
+
+    @property
     def message_count(self) -> int:
         return sum(self.messages.values())
 
 
 def compute_figures(
-    entries: Iterable[Entry], costs: list[tuple[str, float]] | None = None
+    entries: Iterable[Entry],
+    costs: list[tuple[str, float]] | None = None,
+    *,
+    estimate: bool = False,
 ) -> Figures:
     """Add up the figures of the given entries (a path, or every entry in the file).
 
     ``costs``, when given, receives each cost added (with its kind), in order: figures of
     consecutive runs of entries can then be added (``Figures.add``) and their costs summed
-    again in one order (``Figures.resum``), the same floats as a single pass."""
+    again in one order (``Figures.resum``), the same floats as a single pass. With
+    ``estimate``, assistant messages that reported no cost get one from ``prices`` (in
+    ``cost_estimated``, apart from ``cost``)."""
     f = Figures()
     seen_models: set[str] = set()
     for e in entries:
@@ -234,6 +252,8 @@ def compute_figures(
             continue
         if msg.get("stopReason") in ("error", "aborted"):
             f.errors += 1
+        if estimate:
+            _add_estimate(f, msg, e.timestamp)
         content = msg.get("content")
         for block in content if isinstance(content, list) else ():
             if isinstance(block, dict) and block.get("type") == "toolCall":
@@ -277,6 +297,15 @@ def _add_usage(
         f.costed += paid != 0  # a model with no price reports 0
 
 
+def _add_estimate(f: Figures, msg: JSON, timestamp: Any) -> None:
+    from .prices import estimate_message  # the price table loads only when one is needed
+
+    value = estimate_message(msg, timestamp)
+    if value is not None:
+        f.cost_estimated += value
+        f.estimated += 1
+
+
 def _add_tool_call(f: Figures, block: JSON) -> None:
     name = block.get("name")
     name = name if isinstance(name, str) and name else "?"
@@ -294,8 +323,8 @@ def _add_tool_call(f: Figures, block: JSON) -> None:
 
 
 def path_figures(session: Session, leaf_id: str | None = None) -> Figures:
-    return compute_figures(session.path_entries(leaf_id))
+    return compute_figures(session.path_entries(leaf_id), estimate=True)
 
 
 def file_figures(session: Session) -> Figures:
-    return compute_figures(session.entries)
+    return compute_figures(session.entries, estimate=True)

@@ -29,7 +29,7 @@ def _iso(ms: int | None) -> str | None:
 
 def summary_json(session: Session, leaf_id: str | None = None) -> JSON:
     """The stable JSON summary (see README: "piexport summary")."""
-    path = compute_figures(session.path_entries(leaf_id))
+    path = compute_figures(session.path_entries(leaf_id), estimate=True)
     every = file_figures(session)
     header = session.header
     header_ms = timestamp_ms(header.timestamp) if header else None
@@ -85,10 +85,23 @@ def _trim(text: str, limit: int = TRIM) -> str:
     return shorten(text, limit, strip=True)
 
 
+def _cost_cell(fig: Figures) -> str:
+    """The reported cost, and beside it (never added to it) the estimate for messages that
+    reported none."""
+    shown = f"${fig.cost:.4f}" if fig.cost else "—"
+    if fig.known_estimate is not None:
+        shown += (
+            f" (+ ~${fig.cost_estimated:.4f} est.)"
+            if fig.cost
+            else f" (~${fig.cost_estimated:.4f} est.)"
+        )
+    return shown
+
+
 def summary_markdown(session: Session, leaf_id: str | None = None, link: str | None = None) -> str:
     """A short report for a CI job page: asked, outcome, figures, files modified, link."""
     entries = session.path_entries(leaf_id)
-    fig: Figures = compute_figures(entries)
+    fig: Figures = compute_figures(entries, estimate=True)
     data = summary_json(session, leaf_id)
     asked = next(
         (
@@ -120,7 +133,7 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
         "| tool errors | turns ended in error |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         f"| {fig.tokens['input']} | {fig.tokens['output']} | {fig.tokens['cacheRead']} | "
-        f"{fig.tokens['cacheWrite']} | {f'${fig.cost:.4f}' if fig.cost else '—'} | "
+        f"{fig.tokens['cacheWrite']} | {_cost_cell(fig)} | "
         f"{'—' if duration is None else f'{duration:.0f} s'} | {sum(fig.tool_calls.values())} | "
         f"{fig.tool_errors} | {fig.errors} |",
         "",

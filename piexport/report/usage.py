@@ -178,6 +178,7 @@ class Row:
                 "total": f.tokens["total"],
             },
             "cost": f.known_cost,
+            "costEstimated": f.known_estimate,
         }
 
 
@@ -221,7 +222,7 @@ def session_groups(
         k = key(e, day)
         if k is not None:
             groups.setdefault(k, []).append(e)
-    return {k: compute_figures(es) for k, es in groups.items()}
+    return {k: compute_figures(es, estimate=True) for k, es in groups.items()}
 
 
 def tool_rows(
@@ -410,12 +411,21 @@ NOTE = (
     "Msgs: messages of every role; Errs: failed tool calls; tokens and Cost: every assistant "
     "message on every branch, cost as the provider reported it."
 )
+ESTIMATE_NOTE = (
+    "Est.: estimated cost (genai-prices) of the messages whose provider reported none, "
+    "not included in Cost."
+)
 
 
-def _columns(by: str) -> tuple[tuple[str, str], ...]:
-    if by == "session":  # one session a row: its count is always 1
-        return COLUMNS[1:]
-    return TOOL_COLUMNS if by == "tool" else COLUMNS
+ESTIMATE_COLUMN = ("Est.", "costEstimated")
+"""Shown when a message reported no cost and has an estimate: beside Cost, never in it."""
+
+
+def _columns(by: str, estimates: bool = False) -> tuple[tuple[str, str], ...]:
+    if by == "tool":
+        return TOOL_COLUMNS
+    columns = COLUMNS[1:] if by == "session" else COLUMNS  # one session a row: always 1
+    return (*columns, ESTIMATE_COLUMN) if estimates else columns
 
 
 def _cells(data: JSON, columns: tuple[tuple[str, str], ...] = COLUMNS) -> list[str]:
@@ -424,8 +434,8 @@ def _cells(data: JSON, columns: tuple[tuple[str, str], ...] = COLUMNS) -> list[s
         if k == "rate":
             calls, errors = int(data["toolCalls"]), int(data["toolErrors"])
             out.append(f"{errors / calls:.0%}" if calls else "—")
-        elif k == "cost":
-            out.append(money(data["cost"]))
+        elif k in ("cost", "costEstimated"):
+            out.append(money(data[k]))
         elif k in data:
             out.append(compact(int(data[k])))
         else:
@@ -446,7 +456,7 @@ def _fit_end(text: str, width: int) -> str:
 def format_table(report: UsageReport, safe: Callable[[str], str] = str) -> str:
     """An aligned table with a totals row, at most 80 columns wide."""
     data = report.as_json()
-    columns = _columns(report.by)
+    columns = _columns(report.by, data["total"]["costEstimated"] is not None)
     head = [h for h, _ in columns]
     body = [
         [safe(row.label), *_cells(r, columns)]
@@ -475,11 +485,12 @@ def format_table(report: UsageReport, safe: Callable[[str], str] = str) -> str:
     return "\n".join(lines)
 
 
-def format_notes(by: str) -> str:
+def format_notes(by: str, estimates: bool = False) -> str:
     """What the table's figures cover, wrapped to its width (printed under it)."""
     import textwrap
 
-    return textwrap.fill(NOTES.get(by, NOTE), WIDTH)
+    notes = [NOTES.get(by, NOTE)] + ([ESTIMATE_NOTE] if estimates and by != "tool" else [])
+    return "\n".join(textwrap.fill(n, WIDTH) for n in notes)
 
 
 CSV_FIELDS = (
@@ -495,6 +506,7 @@ CSV_FIELDS = (
     "reasoning",
     "total",
     "cost",
+    "costEstimated",
 )
 
 
@@ -513,8 +525,9 @@ def format_csv(report: UsageReport) -> str:
         w.writerow(
             [
                 _csv_text(str(flat["key"])),
-                *(flat[k] for k in CSV_FIELDS[1:-1]),
+                *(flat[k] for k in CSV_FIELDS[1:-2]),
                 "" if flat["cost"] is None else flat["cost"],
+                "" if flat["costEstimated"] is None else flat["costEstimated"],
             ]
         )
     return buf.getvalue()

@@ -185,6 +185,7 @@ def session_summary(session: Session, source: Path) -> JSON:
         "tokens": fig.tokens["total"],
         "tokensDetail": dict(fig.tokens),
         "cost": round(fig.cost, 6),
+        "costEstimated": fig.known_estimate,
         "toolCalls": sum(fig.tool_calls.values()),
         "errors": fig.errors,
         "toolErrors": fig.tool_errors,
@@ -221,6 +222,7 @@ SUMMARY_KEYS = (
     "tokens",
     "tokensDetail",
     "cost",
+    "costEstimated",
     "toolCalls",
     "errors",
     "toolErrors",
@@ -887,6 +889,7 @@ def _group(
                 "first": None,
                 "last": None,
                 "label": (labels or {}).get(key, key),
+                "costEstimated": None,
                 "errors": 0,
                 "toolErrors": 0,
             },
@@ -911,6 +914,9 @@ def _group(
         proj["toolErrors"] += int(summary.get("toolErrors") or 0)
         proj["tokens"] += int(summary.get("tokens") or 0)
         proj["cost"] += float(summary.get("cost") or 0)
+        est = summary.get("costEstimated")
+        if isinstance(est, (int, float)):
+            proj["costEstimated"] = (proj["costEstimated"] or 0.0) + est
         for k, pick in (("first", min), ("last", max)):
             v = summary.get("started" if k == "first" else "last")
             if isinstance(v, (int, float)):
@@ -918,6 +924,8 @@ def _group(
     for proj in projects.values():
         proj["sessions"].sort(key=lambda r: (r.get("last") or 0, r.get("file") or ""), reverse=True)
         proj["cost"] = round(proj["cost"], 6)
+        if proj["costEstimated"] is not None:
+            proj["costEstimated"] = round(proj["costEstimated"], 6)
         if not proj["cwd"]:
             proj["cwd"] = proj["key"]
         # two sessions of a project with one title are told apart by when they started
