@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
@@ -14,7 +15,7 @@ from piexport.read.loader import load_session
 from piexport.read.model import title_of
 from piexport.report.branches import duration
 
-from .conftest import HEADER, MakeSession, msg
+from .conftest import HEADER, MakeSession, msg, tool_result
 
 
 @pytest.mark.parametrize(
@@ -268,3 +269,86 @@ def test_tree_shows_ids_and_fits_a_width(runner: CliRunner, make_session: MakeSe
     cut = render_tree_text(load_session(path), ids=True, width=40).splitlines()
     assert all(len(line) <= 40 for line in cut) and cut[0].endswith("…")
     assert cut[1].startswith("a1b2c3d4  ")
+
+
+def _call(eid: str, parent: str, second: int, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    block = {"type": "toolCall", "id": f"c-{eid}", "name": name, "arguments": args}
+    return msg(eid, parent, "assistant", [block], second)
+
+
+def _result(eid: str, parent: str, second: int, text: str) -> dict[str, Any]:
+    return tool_result(eid, parent, text, second, f"c-{parent}", "tool")
+
+
+def test_files_lists_what_changed_first_with_line_counts_and_the_net_change(
+    make_session: MakeSession, runner: CliRunner
+) -> None:
+    from piexport.report.files import files_json
+
+    cwd = HEADER["cwd"]
+    records = [
+        msg("u1", None, "user", "go", 1),
+        _call("a1", "u1", 2, "read", {"path": f"{cwd}/notes.md"}),
+        _result("r1", "a1", 3, "read me"),
+        _call("a2", "r1", 4, "read", {"path": f"{cwd}/src/app.py"}),
+        _result("r2", "a2", 5, "one\ntwo\nthree\n"),
+        _call(
+            "a3",
+            "r2",
+            6,
+            "edit",
+            {"path": f"{cwd}/src/app.py", "edits": [{"oldText": "two", "newText": "2\n2b"}]},
+        ),
+        _result("r3", "a3", 7, "ok"),
+        _call(
+            "a4",
+            "r3",
+            8,
+            "edit",
+            {"path": f"{cwd}/src/app.py", "oldText": "2b", "newText": "two-b"},
+        ),
+        _result("r4", "a4", 9, "ok"),
+    ]
+    path = make_session(records)
+    data = files_json(load_session(path))
+    assert [(f["path"], f["modified"]) for f in data["files"]] == [
+        ("src/app.py", True),
+        ("notes.md", False),
+    ]
+    app = data["files"][0]
+    assert (app["linesAdded"], app["linesRemoved"]) == (3, 2)  # +2 -1, then +1 -1
+    assert app["net"]["status"] == "changed"
+    assert (app["net"]["added"], app["net"]["removed"]) == (2, 1)  # two → 2, two-b
+    assert "-two\n+2\n+two-b\n" in app["net"]["diff"]
+    text = runner.invoke(cli, ["files", str(path)]).stdout.splitlines()
+    assert text[0].startswith("Modified (1)") and text[1].strip().startswith("src/app.py  +3 -2")
+    assert "net +2 -1" in text[1] and text[-2:] == ["Read only (1)", "  notes.md  read x1"]
+
+
+def test_paths_are_relative_to_the_cwd_in_compare_summary_and_branches(
+    make_session: MakeSession, runner: CliRunner
+) -> None:
+    cwd = HEADER["cwd"]
+
+    def write(eid: str, parent: str, second: int, name: str) -> list[dict[str, Any]]:
+        args = {"path": f"{cwd}/src/{name}", "content": "x\n"}
+        return [
+            _call(eid, parent, second, "write", args),
+            _result(f"r{eid}", eid, second + 1, "ok"),
+        ]
+
+    records = [
+        msg("u1", None, "user", "go", 1),
+        *write("a1", "u1", 2, "both.py"),
+        *write("b1", "ra1", 4, "left.py"),  # one branch
+        *write("c1", "ra1", 6, "right.py"),  # the other (current)
+    ]
+    path = make_session(records)
+    got = json.loads(
+        runner.invoke(cli, ["compare", str(path), "rb1", "rc1", "--format", "json"]).stdout
+    )
+    assert got["files"]["onlyA"] == ["src/left.py"] and got["files"]["onlyB"] == ["src/right.py"]
+    md = runner.invoke(cli, ["summary", str(path)]).stdout
+    assert "src/both.py\nsrc/right.py" in md and cwd not in md
+    text = runner.invoke(cli, ["branches", str(path)]).stdout
+    assert "modified: src/left.py" in text and cwd not in text

@@ -450,7 +450,7 @@ def test_files_on_every_branch_current_first(make_session: Any, runner: CliRunne
     out = runner.invoke(cli, ["files", str(path), "--format", "json"])
     assert out.exit_code == 0 and orjson.loads(out.stdout) == data
     text = runner.invoke(cli, ["files", str(path)]).stdout
-    assert text.splitlines()[0].startswith("a.py") and "entry a2 · current branch" in text
+    assert text.splitlines()[1].strip().startswith("a.py") and "entry a2 · current branch" in text
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import flatten
 from ..share.cut import shorten
+from .files import shown_path
 from .stats import Figures, compute_figures
 
 LINE_CHARS = 160
@@ -302,7 +303,8 @@ def branches_text(session: Session) -> str:
         for _sid, text in b.summaries:
             lines.append(f"    summary when left: {text}")
         if b.figures.files_modified:
-            lines.append(f"    modified: {', '.join(sorted(b.figures.files_modified))}")
+            shown = sorted({shown_path(p, session.cwd) for p in b.figures.files_modified})
+            lines.append(f"    modified: {', '.join(shown)}")
         lines.append("")
     return "\n".join(lines)
 

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from ..page.view import split_notice
 from ..read.model import JSON, Session
 from .branches import ENDED_BADLY, last_texts, message_text, one_line
+from .files import shown_path
 from .mdsafe import code_fence, code_span, html_text, inline_text
 from .stats import Figures, compute_figures
 
@@ -191,8 +192,20 @@ def final_versions(
 ) -> tuple[dict[str, str | None], dict[str, str]]:
     """Each file's text at the end of a path, where the path holds it all: a write, a read
     of the whole file, and edits applied to either. A file edited without one is unknown."""
+    text, why, _first = file_versions(session, path)
+    return text, why
+
+
+def file_versions(
+    session: Session, path: list[str]
+) -> tuple[dict[str, str | None], dict[str, str], dict[str, str | None]]:
+    """``final_versions`` and, for each file, its text before the path first changed it:
+    a whole read before any change, or None when the path changed it without holding what
+    was there (a first ``write`` replaced what it does not show)."""
     text: dict[str, str | None] = {}
     why: dict[str, str] = {}
+    first: dict[str, str | None] = {}
+    changed: set[str] = set()
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     for eid in path:
         e = session.by_id[eid]
@@ -212,6 +225,9 @@ def final_versions(
         file = args.get("path", args.get("file_path"))
         if not isinstance(file, str) or not file:
             continue
+        if name in ("write", "edit") and file not in changed:
+            changed.add(file)
+            first[file] = text.get(file)
         if name == "write" and isinstance(args.get("content"), str):
             text[file], _ = args["content"], why.pop(file, None)
         elif name == "read":
@@ -235,7 +251,7 @@ def final_versions(
                     before = before.replace(old, new, 1)
                 else:
                     text[file] = before
-    return text, why
+    return text, why, first
 
 
 @dataclass(slots=True)
@@ -338,10 +354,15 @@ def compare(session: Session, leaf_a: str, leaf_b: str, cache: Cache | None = No
     a, b = _side(session, leaf_a, shared, cache), _side(session, leaf_b, shared, cache)
     out = Comparison(a, b, fork, shared, align([t.key for t in a.turns], [t.key for t in b.turns]))
     mod_a, mod_b = a.figures.files_modified, b.figures.files_modified
-    out.only_a = sorted(mod_a - mod_b)
-    out.only_b = sorted(mod_b - mod_a)
-    for path in sorted(mod_a & mod_b):
-        va, vb = a.versions.get(path), b.versions.get(path)
+
+    def shown(paths: set[str]) -> list[str]:  # relative to the cwd, as every list shows them
+        return sorted({shown_path(p, session.cwd) for p in paths})
+
+    out.only_a = shown(mod_a - mod_b)
+    out.only_b = shown(mod_b - mod_a)
+    for raw in sorted(mod_a & mod_b):
+        path = shown_path(raw, session.cwd)
+        va, vb = a.versions.get(raw), b.versions.get(raw)
         if va is not None and vb is not None:
             if va == vb:
                 out.both.append(FileComparison(path, "same"))

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from ..read.model import JSON, Session, content_text
 from ..read.tree import timestamp_ms
 from ..share.cut import shorten
+from .files import shown_path
 from .mdsafe import code_fence, inline_text
 from .stats import Figures, compute_figures, file_figures
 
@@ -141,7 +142,8 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     if last_stop in ("error", "aborted", "length"):
         lines += [f"**The last turn ended with `{last_stop}`.**", ""]
     if fig.files_modified:
-        lines += ["**Files modified**", "", code_fence("\n".join(sorted(fig.files_modified))), ""]
+        shown = sorted({shown_path(p, session.cwd) for p in fig.files_modified})
+        lines += ["**Files modified**", "", code_fence("\n".join(shown)), ""]
     if session.diagnostics:
         lines += [f"_{len(session.diagnostics)} problem(s) reading the session file._", ""]
     return "\n".join(lines)
