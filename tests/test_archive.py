@@ -352,3 +352,24 @@ def test_paths_are_relative_to_the_cwd_in_compare_summary_and_branches(
     assert "src/both.py\nsrc/right.py" in md and cwd not in md
     text = runner.invoke(cli, ["branches", str(path)]).stdout
     assert "modified: src/left.py" in text and cwd not in text
+
+
+def test_duplicate_titles_are_told_apart_however_close_they_started() -> None:
+    from piexport.site.build import _tell_apart
+
+    t = 1_735_725_600_000  # 2025-01-01 10:00:00 UTC
+    rows = [
+        {"title": "x", "started": t, "id": "aaaa"},
+        {"title": "x", "started": t + 5000, "id": "bbbb"},
+        {"title": "y", "started": t, "id": "cccc"},
+        {"title": "y", "started": t, "id": "dddd"},
+        {"title": "z", "started": t, "id": "eeee"},
+    ]
+    _tell_apart(rows)
+    assert [r["dupTitle"] for r in rows] == [
+        "2025-01-01 10:00:00",
+        "2025-01-01 10:00:05",
+        "2025-01-01 10:00:00 · cccc",
+        "2025-01-01 10:00:00 · dddd",
+        None,
+    ]

@@ -928,11 +928,37 @@ def _group(
             proj["costEstimated"] = round(proj["costEstimated"], 6)
         if not proj["cwd"]:
             proj["cwd"] = proj["key"]
-        # two sessions of a project with one title are told apart by when they started
-        seen = Counter(r.get("title") for r in proj["sessions"])
-        for r in proj["sessions"]:
-            r["dupTitle"] = seen[r.get("title")] > 1
+        _tell_apart(proj["sessions"])
     return dict(sorted(projects.items(), key=lambda kv: -(kv[1]["last"] or 0)))
+
+
+def _tell_apart(rows: list[JSON]) -> None:
+    """Sessions of one project with one title are told apart by when they started (to the
+    minute, or the second when that is not enough), else by their id: ``dupTitle`` holds
+    what the index shows after the title, None for a title of its own."""
+    groups: dict[Any, list[JSON]] = {}
+    for r in rows:
+        r["dupTitle"] = None
+        groups.setdefault(r.get("title"), []).append(r)
+    for same in groups.values():
+        if len(same) < 2:
+            continue
+        for fmt in ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", None):
+            shown = [_started_as(r, fmt) for r in same]
+            if fmt is None or len(set(shown)) == len(shown):
+                break
+        for r, text in zip(same, shown, strict=True):
+            r["dupTitle"] = text
+
+
+def _started_as(row: JSON, fmt: str | None) -> str:
+    ms = row.get("started")
+    when = (
+        datetime.fromtimestamp(ms / 1000, timezone.utc).strftime(fmt or "%Y-%m-%d %H:%M:%S")
+        if isinstance(ms, (int, float))
+        else "no date"
+    )
+    return when if fmt is not None else f"{when} · {str(row.get('id') or row.get('file'))[:13]}"
 
 
 def _remove_if_only_index(folder: Path, live: set[str]) -> None:
