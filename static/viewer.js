@@ -691,6 +691,12 @@
   Array.prototype.forEach.call(filters, function (box) {
     box.addEventListener("input", function () { runFilter(box); });
   });
+  // a table wider than its box says so (the hint is CSS; this says when it applies)
+  var wraps = document.querySelectorAll(".table-wrap[data-wide]");
+  function markOverflow() {
+    for (var w = 0; w < wraps.length; w++) wraps[w].classList.toggle("overflows", wraps[w].scrollWidth > wraps[w].clientWidth + 1);
+  }
+  if (wraps.length) { markOverflow(); window.addEventListener("resize", markOverflow); }
   Array.prototype.forEach.call(tables, function (table) {
     var heads = table.querySelectorAll("th[data-sort]");
     for (var h = 0; h < heads.length; h++) {

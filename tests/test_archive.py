@@ -373,3 +373,28 @@ def test_duplicate_titles_are_told_apart_however_close_they_started() -> None:
         "2025-01-01 10:00:00 · dddd",
         None,
     ]
+
+
+def test_a_fork_starts_at_its_own_first_turn(make_session: MakeSession, runner: CliRunner) -> None:
+    """/fork copies the parent's path (older entries) under a new header: the session's own
+    time starts at its first entry after the header, and the page names the copied start."""
+    from piexport.page.render import render_session
+
+    header = {**HEADER, "timestamp": "2025-01-01T10:30:00.000Z", "parentSession": "/p/a.jsonl"}
+    path = make_session(
+        [
+            msg("u1", None, "user", "copied", 0),  # 10:00:00
+            msg("a1", "u1", "assistant", [{"type": "text", "text": "copied"}], 5),
+            {**msg("u2", "a1", "user", "mine", 0), "timestamp": "2025-01-01T10:31:00.000Z"},
+            {**msg("a2", "u2", "assistant", "ok", 0), "timestamp": "2025-01-01T10:32:30.000Z"},
+        ],
+        header=header,
+    )
+    data = json.loads(runner.invoke(cli, ["summary", str(path), "--format", "json"]).stdout)
+    assert data["session"]["started"] == "2025-01-01T10:31:00.000Z"
+    assert data["session"]["durationSeconds"] == 90
+    soup = BeautifulSoup(render_session(load_session(path)), "html.parser")
+    meta = {d.dt.get_text(): d.dd.get_text(" ", strip=True) for d in soup.select("dl.meta > div")}
+    assert meta["Started"].startswith("2025-01-01 10:31:00 UTC")
+    assert "forked with starts 2025-01-01 10:00:00 UTC" in meta["Started"]
+    assert meta["Last entry"].endswith("1m 30s")

@@ -27,6 +27,7 @@ from ..read.tree import timestamp_ms
 from ..report.branches import duration, figures_line
 from ..report.files import files_touched
 from ..report.prices import estimate_message
+from ..report.summary import session_span
 from ..share.cut import safe_cut, shorten
 from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
@@ -683,7 +684,7 @@ def render_session_parts(
     session_extras = {  # issue 16: the context chart and the Files panel
         "context_chart": context_chart(view),
         "files": files_touched(view.session),
-        "header_time": _header_time(view),  # issue 28
+        "span": session_span(view.session, view.file_figures),  # issue 28
     }
 
     page_budget.set(budget)  # code fences in markdown count against the page too
@@ -732,17 +733,6 @@ def render_session_parts(
             rendered.close()
 
     return _Parts(page(), rendered)
-
-
-def _header_time(view: SessionView) -> int | None:
-    """The header's time when it is later than the first entry's (an /export copy is
-    written after every entry; a fork's header after the entries it copied): the page says
-    when the session ran from its entries, and names the header's time apart. A header a
-    little before the first entry is the usual case (pi opened, then the user typed)."""
-    header = view.session.header
-    ms = timestamp_ms(header.timestamp) if header else None
-    first = view.file_figures.first_ms
-    return ms if ms is not None and first is not None and ms - first >= 1000 else None
 
 
 class _Parts(Iterator[str]):

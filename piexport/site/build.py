@@ -30,6 +30,7 @@ from ..read.lineage import Link, SessionFile, read_session_file, relate
 from ..read.model import JSON, Session
 from ..read.tree import timestamp_ms
 from ..report.stats import file_figures
+from ..report.summary import session_span
 from ..report.usage import session_usage
 from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
@@ -152,11 +153,10 @@ def session_summary(session: Session, source: Path) -> JSON:
     """The facts an index row shows about a session (all of them from the whole file)."""
     fig = file_figures(session)
     header = session.header
-    header_ms = timestamp_ms(header.timestamp) if header else None
     # when the session ran comes from its entries: a header can be later than every entry
     # (an /export copy) or earlier than copied ones (a /fork); it is kept, and shown, apart
-    first = fig.first_ms if fig.first_ms is not None else header_ms
-    last = fig.last_ms if fig.last_ms is not None else first
+    span = session_span(session, fig)
+    first, last, header_ms = span.start, span.end, span.header
     parts = session.title_parts
     title = str(parts) if parts is not None else "(no messages)"
     return {
@@ -172,9 +172,8 @@ def session_summary(session: Session, source: Path) -> JSON:
         "started": first,
         "last": last,
         "headerTime": header_ms,
-        "durationSeconds": (last - first) / 1000
-        if first is not None and last is not None
-        else None,
+        "durationSeconds": span.seconds,
+        "copiedFrom": span.copied_from,
         "messages": fig.message_count,
         "entries": len(session.entries),
         "leaves": len(session.tree.leaves),
@@ -212,6 +211,7 @@ SUMMARY_KEYS = (
     "last",
     "headerTime",
     "durationSeconds",
+    "copiedFrom",
     "messages",
     "entries",
     "leaves",
