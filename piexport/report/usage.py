@@ -406,10 +406,13 @@ NOTES = {
     "model": "Every message counts under the model working at it (a request under the model "
     "that answered); Sess: sessions with a message under the model, so a session that "
     "changed models counts in each of their rows.",
+    "kind": "Rows by what the usage paid for: Msgs and Errs count the entries that carry "
+    "usage, the total every message; tokens and Cost add up to the total.",
 }
 NOTE = (
-    "Msgs: messages of every role; Errs: failed tool calls; tokens and Cost: every assistant "
-    "message on every branch, cost as the provider reported it."
+    "Msgs: messages of every role; Errs: failed tool calls; tokens and Cost: every usage pi "
+    "counts (turns, usage entries, summaries, tool work) on every branch, cost as the provider "
+    "reported it."
 )
 ESTIMATE_NOTE = (
     "Est.: estimated cost (genai-prices) of the messages whose provider reported none, "
