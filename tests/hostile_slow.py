@@ -125,6 +125,9 @@ def cases() -> list[Slow]:
             "list-nesting-40", lambda: _file(_chain([user("- " * 40 + "deepword")])), ("deepword",)
         ),
         Slow("tildes", lambda: _file(_chain([user("~" * 100_000 + " tildeword")]))),
+        # the title's patterns ran on the whole first line: minutes for 200 KB of this
+        Slow("title-marks", lambda: _file(_chain([user("**a " * 50_000 + "titleword")]))),
+        Slow("title-backticks", lambda: _file(_chain([user("`x " * 70_000)]))),
         Slow("backticks", lambda: _file(_chain([user("`" * 100_000 + " tickword")]))),
         Slow(
             "fence-info-run",

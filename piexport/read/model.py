@@ -285,7 +285,7 @@ def title_of(text: str, limit: int = TITLE_CHARS) -> Title:
     them the text; so does a leading ``/command``; heading and quote marks, ``**`` and
     code backticks go.
     The one place titles are derived, so what redacts derived text sees every title."""
-    raw = shorten(_first_line(text), RAW_TITLE_CHARS)
+    raw = shorten(_first_line(text.lstrip()[: 4 * RAW_TITLE_CHARS]), RAW_TITLE_CHARS)
     chip: str | None = None
     rest = text
     skill = _SKILL.match(text)
@@ -298,7 +298,8 @@ def title_of(text: str, limit: int = TITLE_CHARS) -> Title:
             base = re.split(r"[\\/]", names[0].rstrip("/\\"))[-1] or names[0]
             more = f" +{len(names) - 1}" if len(names) > 1 else ""
             chip, rest = f"file: {base}{more}", text[files.end() :]
-    line = _first_line(rest)
+    # a title shows ~limit characters: read no more (the patterns below are quadratic at worst)
+    line = _first_line(rest.lstrip()[: 4 * RAW_TITLE_CHARS])
     if chip is None:
         command = _COMMAND.match(line)
         if command:
