@@ -111,6 +111,22 @@ def _table(columns: int, rows: int) -> str:
     return head + "\n|" + "|".join("-" for _ in range(columns)) + "|\n" + "|cell\n" * rows
 
 
+def rewrite_twice() -> list[dict[str, object]]:
+    """``write`` a 20,000-line file of 50 distinct lines, then write it again reordered."""
+    first = "".join(f"row {i % 50}\n" for i in range(20_000))
+    second = "".join(f"row {(i * 7) % 50}\n" for i in range(20_000))
+    out: list[dict[str, object]] = [user("rewrites")]
+    for n, content in enumerate((first, second)):
+        call = {"type": "toolCall", "id": f"w{n}", "name": "write"}
+        call["arguments"] = {"path": "data.csv", "content": content}
+        out.append(assistant(call))
+        out.append(
+            {"role": "toolResult", "toolCallId": f"w{n}", "toolName": "write", "isError": False}
+            | {"content": [text("Successfully wrote")]}
+        )
+    return out
+
+
 def cases() -> list[Slow]:
     return [
         Slow(
@@ -125,6 +141,8 @@ def cases() -> list[Slow]:
             "list-nesting-40", lambda: _file(_chain([user("- " * 40 + "deepword")])), ("deepword",)
         ),
         Slow("tildes", lambda: _file(_chain([user("~" * 100_000 + " tildeword")]))),
+        # a file of repeated lines written twice: difflib took minutes on the net change
+        Slow("rewritten-repeats", lambda: _file(_chain(rewrite_twice())), ("rewrites",)),
         # the title's patterns ran on the whole first line: minutes for 200 KB of this
         Slow("title-marks", lambda: _file(_chain([user("**a " * 50_000 + "titleword")]))),
         Slow("title-backticks", lambda: _file(_chain([user("`x " * 70_000)]))),

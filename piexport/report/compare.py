@@ -11,7 +11,6 @@ with :func:`difflib.unified_diff`; when the session does not hold enough, it say
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,6 +18,7 @@ from ..page.view import split_notice
 from ..read.model import JSON, Session
 from .branches import ENDED_BADLY, last_texts, message_text, one_line
 from .files import shown_path
+from .linediff import line_counts, opcodes, unified
 from .mdsafe import code_fence, code_span, html_text, inline_text
 from .stats import Figures, compute_figures
 
@@ -161,8 +161,9 @@ def align(a: list[str], b: list[str]) -> list[tuple[int | None, int | None, Matc
     """Pair turns by their (folded) requests: the longest matching runs first, as difflib
     finds them; a replaced run pairs up in order, what is left over stands alone."""
     rows: list[tuple[int | None, int | None, Match]] = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    # thousands of identical requests ("go on") make difflib quadratic: then in order
+    ops = opcodes(a, b) or [("replace", 0, len(a), 0, len(b))]
+    for op, i1, i2, j1, j2 in ops:
         if op == "equal":
             rows += [(i1 + k, j1 + k, "same") for k in range(i2 - i1)]
             continue
@@ -326,15 +327,12 @@ def _side(session: Session, leaf: str, shared: int, cache: Cache | None = None) 
 
 
 def file_diff(path: str, a: str, b: str) -> str:
-    lines = list(
-        difflib.unified_diff(
-            a.splitlines(keepends=True),
-            b.splitlines(keepends=True),
-            fromfile=f"A/{path}",
-            tofile=f"B/{path}",
-        )
-    )
-    lines = [ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines]
+    made = unified(a, b, f"A/{path}", f"B/{path}")
+    if made is None:
+        added, removed = line_counts(a, b)
+        changed = added + removed
+        return f"[the two versions differ in about {changed} lines: too big a change to diff]\n"
+    lines = made
     if len(lines) > MAX_DIFF_LINES:
         left = len(lines) - MAX_DIFF_LINES
         lines = [*lines[:MAX_DIFF_LINES], f"[{left} more diff lines not shown]\n"]

@@ -10,13 +10,13 @@ Paths inside the session's cwd are shown relative to it (POSIX and Windows paths
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..read.model import JSON, Entry, Session
+from .linediff import line_counts, unified
 from .stats import READ_TOOLS, WRITE_TOOLS
 
 _WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
@@ -109,14 +109,8 @@ def line_count(text: str) -> int:
 
 
 def diff_counts(old: str, new: str) -> tuple[int, int]:
-    """Lines added and removed going from ``old`` to ``new``."""
-    added = removed = 0
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op != "equal":
-            removed += i2 - i1
-            added += j2 - j1
-    return added, removed
+    """Lines added and removed going from ``old`` to ``new`` (``linediff``: bounded)."""
+    return line_counts(old, new)
 
 
 NET_DIFF_LINES = 400
@@ -156,15 +150,13 @@ def net_change(path: str, first: str | None, last: str | None, why: str | None) 
         )
     if first == last:
         return NetChange("unchanged")
-    lines = list(
-        difflib.unified_diff(
-            first.splitlines(keepends=True),
-            last.splitlines(keepends=True),
-            fromfile=f"a/{path}",
-            tofile=f"b/{path}",
+    made = unified(first, last, f"a/{path}", f"b/{path}")
+    if made is None:
+        added, removed = line_counts(first, last)
+        return NetChange(
+            "changed", added, removed, None, "too big a change to show line by line here"
         )
-    )
-    lines = [ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines]
+    lines = made
     added = sum(ln.startswith("+") and not ln.startswith("+++") for ln in lines)
     removed = sum(ln.startswith("-") and not ln.startswith("---") for ln in lines)
     if len(lines) > NET_DIFF_LINES:
