@@ -342,6 +342,12 @@ function turn(sm, blocks, results = [], extra = {}) {
   sm.appendCustomMessageEntry("build-hook", undefined, false, { phase: "post" });
   turn(sm, [{ call: "bash", args: { command: "ls dist" }, namespace: "builtin" }], ["index.js\nindex.d.ts"]);
   turn(sm, ["Built."]);
+  // pi on Windows writes its cwd as Windows resolves it; on this machine pi resolved it
+  // against the working folder: write the header as Windows would have
+  const file = sm.getSessionFile();
+  const lines = readFileSync(file, "utf8").split("\n");
+  lines[0] = JSON.stringify({ ...JSON.parse(lines[0]), cwd });
+  writeFileSync(file, lines.join("\n"));
 }
 
 // --- 6b. a compaction whose kept range holds an older compaction -----------------------------
