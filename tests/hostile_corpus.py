@@ -394,7 +394,7 @@ def cases() -> list[Case]:
             [*GOOD_IDS, "bn", "bl", "bc", "ba", "br"],
         ),
     ]
-    return out + field_cases()
+    return out + field_cases() + figure_cases()
 
 
 def _line(text: str) -> bytes:
@@ -760,6 +760,130 @@ def field_cases() -> list[Case]:
             )
         )
     return out
+
+
+def figure_cases() -> list[Case]:
+    """Figures a session states that cannot be true (issue 27): times no calendar or chart
+    holds, token counts past 64 bits when added up, negative counts and costs, in every
+    place pi 1.5.2 writes a usage. Each must cost its session at most, never the site."""
+    big = 2**63 - 1
+
+    def usage(n: object, cost: object = 0.5) -> dict[str, object]:
+        return {
+            "input": n,
+            "output": 1,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": n,
+            "cost": {"input": cost, "output": 0, "total": cost},
+        }
+
+    def assistant(
+        eid: str, parent: str, u: object, when: str = "2025-01-01T00:00:02.000Z"
+    ) -> bytes:
+        return orjson.dumps(
+            {
+                "type": "message",
+                "id": eid,
+                "parentId": parent,
+                "timestamp": when,
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "ok"}],
+                    "provider": "p",
+                    "model": "m",
+                    "usage": u,
+                    "stopReason": "stop",
+                    "timestamp": 1735689602000,
+                },
+            }
+        )
+
+    def entry(eid: str, parent: str, **fields: object) -> bytes:
+        return orjson.dumps(
+            {"id": eid, "parentId": parent, "timestamp": "2025-01-01T00:00:03.000Z", **fields}
+        )
+
+    tool_result = orjson.dumps(
+        {
+            "type": "message",
+            "id": "tr",
+            "parentId": "g5",
+            "timestamp": "2025-01-01T00:00:03.000Z",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "x",
+                "toolName": "subagent",
+                "content": [{"type": "text", "text": "done"}],
+                "usage": usage(-7, -1.5),
+                "isError": False,
+            },
+        }
+    )
+    far_header = HEADER.replace(b"2025-01-01T00:00:00.000Z", b"9999-12-31T23:59:59.999-14:00")
+    return [
+        Case(
+            "year-9999-and-year-1",
+            file_of(
+                far_header,
+                *GOOD,
+                assistant("y9", "g5", usage(5), "9999-12-31T23:59:59.000Z"),
+                assistant("y10", "y9", usage(5), "9999-12-31T23:59:59.999-14:00"),
+                assistant("y1", "y10", usage(5), "0001-01-01T00:00:00.000+14:00"),
+                assistant("y0", "y1", usage(5), "1970-01-01T00:00:00.000Z"),
+            ),
+            [*GOOD_IDS, "y9", "y10", "y1", "y0"],
+        ),
+        Case(
+            "tokens-past-64-bits-when-added",
+            file_of(
+                HEADER,
+                *GOOD,
+                assistant("i1", "g5", usage(big)),
+                assistant("i2", "i1", usage(big)),
+                assistant("i3", "i2", usage(big)),
+                assistant("i4", "i3", usage(2**53)),  # the largest a call may report
+            ),
+            [*GOOD_IDS, "i1", "i2", "i3", "i4"],
+        ),
+        Case(
+            "negative-and-impossible-figures-in-every-usage",
+            file_of(
+                HEADER,
+                *GOOD,
+                assistant("n1", "g5", usage(-500, -4.5)),
+                assistant("n2", "n1", usage(5, 1e300)),
+                tool_result,
+                entry(
+                    "ue",
+                    "g5",
+                    type="usage",
+                    kind="cache_warm",
+                    provider="p",
+                    model="m",
+                    usage=usage(-1),
+                ),
+                entry(
+                    "ce",
+                    "g5",
+                    type="compaction",
+                    summary="s",
+                    firstKeptEntryId="g3",
+                    tokensBefore=-9,
+                    usage=usage(big),
+                ),
+                entry(
+                    "be",
+                    "g5",
+                    type="branch_summary",
+                    summary="s",
+                    fromId="g2",
+                    usage=usage(3, -0.01),
+                ),
+            ),
+            [*GOOD_IDS, "n1", "n2", "tr", "ue", "ce", "be"],
+        ),
+    ]
 
 
 BIDI_MARKDOWN = [

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
+from ..read.figures import END_CHARTED, FIRST_CHARTED, usage_is_valid
 from ..read.jsonutil import finite_number
 from ..read.model import JSON
 from ..report.usage import NO_DATE, model_key
@@ -166,7 +167,7 @@ def turns_on_path(view: SessionView) -> tuple[list[Turn], list[tuple[int, str, s
         elif e.role == "assistant":
             msg = e.message or {}
             usage = msg.get("usage")
-            u: JSON = usage if isinstance(usage, dict) else {}
+            u: JSON = usage if isinstance(usage, dict) and usage_is_valid(usage) else {}
             cost_obj = u.get("cost")
             known = finite_number(cost_obj.get("total")) if isinstance(cost_obj, dict) else None
             cost = float(known) if known else None  # a model with no price reports 0
@@ -320,6 +321,10 @@ class Period:
     messages: int = 0
 
 
+_CHARTED = (FIRST_CHARTED.date(), END_CHARTED.date())
+"""The days a site index charts (``read.figures``): the periods between any two fit a page."""
+
+
 def index_charts(sessions: Sequence[JSON], prefix: str = "") -> list[Chart]:
     """The charts of a site index over session summaries (``site.build.session_summary``):
     cost and tokens per period stacked by model, sessions per period, projects by cost (root
@@ -336,8 +341,10 @@ def index_charts(sessions: Sequence[JSON], prefix: str = "") -> list[Chart]:
                 continue
             try:
                 d = date.fromisoformat(day_text)
-            except ValueError:
+            except (TypeError, ValueError):
                 continue
+            if not _CHARTED[0] <= d < _CHARTED[1]:
+                continue  # the loader reported it: a calendar past 9999 has no next month
             days.setdefault(d, []).append((str(i), model, tok, cost, msgs))
         for name, (calls, errors) in (usage.get("tools") or {}).items():
             t = tools.setdefault(name, [0, 0])

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from functools import cache
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
@@ -20,6 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from .. import __version__
+from ..read.figures import utc_text
 from ..read.jsonutil import dumps, finite_number
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.system import current_system, describe_update
@@ -106,25 +106,19 @@ def _json(value: Any) -> str:
 
 
 def _when(value: Any) -> str:
-    ms = timestamp_ms(value)
-    if ms is None:
+    shown = utc_text(timestamp_ms(value))  # None too for a time no calendar holds
+    if shown is None:
         return str(value) if value else "—"
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return shown
 
 
 def _day_time(value: Any) -> str:
-    """``2025-03-03 08:41`` (UTC): when, in an index cell."""
-    ms = timestamp_ms(value)
-    if ms is None:
-        return "—"
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M")
+    """``2025-03-03 08:41`` (UTC): when, in an index cell ("—" for a time no calendar holds)."""
+    return utc_text(timestamp_ms(value), "%Y-%m-%d %H:%M") or "—"
 
 
 def _day(value: Any) -> str:
-    ms = timestamp_ms(value)
-    if ms is None:
-        return "—"
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d")
+    return utc_text(timestamp_ms(value), "%Y-%m-%d") or "—"
 
 
 def _as_written(value: Any) -> str:

@@ -22,6 +22,7 @@ import orjson
 
 from ..errors import InputError
 from ..share.cut import shorten
+from .figures import time_problem, usage_problems, usages
 from .jsonutil import MAX_DEPTH, OddNumber, cap_depth, dumps, finite_number, may_nest_deeply
 from .migrate import CURRENT_VERSION, migrate
 from .model import JSON, Diagnostic, Entry, Session, SessionHeader
@@ -190,7 +191,7 @@ def _parse_line(
     except orjson.JSONDecodeError as exc:
         return _salvage(raw, number, label, diags, str(exc), terminated)
     if isinstance(value, dict):
-        if _may_hold_wide_int(raw):
+        if may_hold_wide_int(raw):
             value = _reparse_exact(raw, value, number, label, diags)
         return [value]
     diags.append(Diagnostic(label, number, f"expected a JSON object, got {_kind(value)}; skipped"))
@@ -374,7 +375,7 @@ _WIDE = b":" + b"0" * 19
 _WIDE_NEGATIVE = b":-" + b"0" * 19
 
 
-def _may_hold_wide_int(raw: bytes) -> bool:
+def may_hold_wide_int(raw: bytes) -> bool:
     """Whether a value of 19 or more digits starts somewhere (after ``:``, ``,`` or ``[``):
     an integer past 64 bits needs them, and orjson reads those as floats. Digits inside
     strings rarely follow those; a false alarm only costs reading the line again. Done
@@ -491,6 +492,8 @@ def _make_header(p: _Parsed, label: str, diags: list[Diagnostic]) -> SessionHead
     if not isinstance(sid, str):
         diags.append(Diagnostic(label, p.line, "header has no string id"))
         sid = "" if sid is None else str(sid)
+    if not _looks_recent(obj.get("timestamp")):
+        _check_time(obj.get("timestamp"), "header timestamp", label, p.line, diags)
     parent = obj.get("parentSession")
     if parent is None:
         parent = obj.get("branchedFrom")
@@ -552,8 +555,9 @@ def _make_entries(objects: list[_Parsed], label: str, diags: list[Diagnostic]) -
         elif etype == "message" and not isinstance(obj.get("message"), dict):
             diags.append(Diagnostic(label, p.line, "message is not an object; shown raw"))
         stamp = obj.get("timestamp")
-        if not _looks_iso(stamp) and timestamp_ms(stamp) is None:
-            diags.append(Diagnostic(label, p.line, f"timestamp {_short(stamp)} is not readable"))
+        if not _looks_recent(stamp):
+            _check_time(stamp, "timestamp", label, p.line, diags)
+        _check_usages(obj, label, p.line, diags)
         entries.append(
             Entry(
                 id=eid,
@@ -568,9 +572,43 @@ def _make_entries(objects: list[_Parsed], label: str, diags: list[Diagnostic]) -
     return entries
 
 
-def _looks_iso(value: Any) -> bool:
-    """A cheap check that keeps the timestamp regex off the common path."""
-    return isinstance(value, str) and len(value) >= 20 and value[4] == "-" and value[10] == "T"
+def _looks_recent(value: Any) -> bool:
+    """A cheap check that keeps the timestamp regex off the common path: an ISO time well
+    inside the years the site charts (see ``figures``)."""
+    return (
+        isinstance(value, str)
+        and len(value) >= 20
+        and value[4] == "-"
+        and value[10] == "T"
+        and "2000" < value[:4] < "2099"
+    )
+
+
+def _check_time(stamp: Any, what: str, label: str, line: int, diags: list[Diagnostic]) -> None:
+    """A time that cannot be read (an entry's), or that the site cannot chart, named with
+    its line."""
+    ms = timestamp_ms(stamp)
+    if ms is None:
+        if what == "timestamp":
+            diags.append(Diagnostic(label, line, f"{what} {_short(stamp)} is not readable"))
+        return
+    why = time_problem(ms)
+    if why is not None:
+        diags.append(Diagnostic(label, line, f"{what} {_short(stamp)} {why}"))
+
+
+def _check_usages(obj: JSON, label: str, line: int, diags: list[Diagnostic]) -> None:
+    """Token counts and costs that cannot be true: named, and (``report.stats``) left out of
+    every total with the rest of their usage object."""
+    for where, usage in usages(obj):
+        problems = list(usage_problems(usage))
+        if problems:
+            shown = "; ".join(problems[:3]) + ("; …" if len(problems) > 3 else "")
+            diags.append(
+                Diagnostic(
+                    label, line, f"{where}: {shown}: its figures are left out of every total"
+                )
+            )
 
 
 def _short(value: Any) -> str:

@@ -52,12 +52,12 @@ def timestamp_ms(value: Any) -> int | None:
         )
     except ValueError:
         return None
-    if tz and tz not in "Zz":
+    delta = dt - _EPOCH
+    if tz and tz not in "Zz":  # applied to the difference: the date itself may be the last
         sign = -1 if tz[0] == "-" else 1
         digits = tz[1:].replace(":", "")
-        offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
-        dt -= sign * offset
-    ms = int((dt - _EPOCH).total_seconds()) * 1000
+        delta -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
+    ms = int(delta.total_seconds()) * 1000
     if frac:
         ms += int((frac + "00")[:3])
     return ms

@@ -11,8 +11,8 @@ numbers the summary and the page header use, over a smaller set of entries.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
+from ..read.figures import utc_text
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import flatten
 from ..share.cut import shorten
@@ -30,10 +30,8 @@ def one_line(text: str, limit: int = LINE_CHARS) -> str:
 
 
 def iso(ms: int | None) -> str | None:
-    if ms is None:
-        return None
-    stamp = datetime.fromtimestamp(ms / 1000, timezone.utc)
-    return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    stamp = utc_text(ms, "%Y-%m-%dT%H:%M:%S.")  # None too for a time no calendar holds
+    return None if stamp is None or ms is None else stamp + f"{ms % 1000:03d}Z"
 
 
 def message_text(entry: Entry) -> str:

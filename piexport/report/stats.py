@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..read.figures import usage_is_valid
 from ..read.jsonutil import finite_number
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
@@ -275,7 +276,7 @@ def _add_usage(
     """Add one usage object, as pi's ``addUsageToTotals`` does: the four token counts (their
     sum is the total, as pi's ``/session`` gives it) and ``cost.total``."""
     usage = source.usage
-    if not isinstance(usage, dict):
+    if not usage_is_valid(usage):  # not an object, or a figure no call could have (reported)
         return
     tally = f.by_kind.setdefault(source.kind, Tally())
     tally.count += 1

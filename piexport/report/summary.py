@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
+from ..read.figures import utc_text
 from ..read.model import JSON, Session, content_text
 from ..read.tree import timestamp_ms
 from ..share.cut import shorten
@@ -23,10 +23,8 @@ TRIM = 600
 
 
 def _iso(ms: int | None) -> str | None:
-    if ms is None:
-        return None
-    stamp = datetime.fromtimestamp(ms / 1000, timezone.utc)
-    return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    stamp = utc_text(ms, "%Y-%m-%dT%H:%M:%S.")  # None too for a time no calendar holds
+    return None if stamp is None or ms is None else stamp + f"{ms % 1000:03d}Z"
 
 
 @dataclass(frozen=True, slots=True)

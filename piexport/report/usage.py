@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..read.figures import chartable, utc_text
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
 from .stats import Figures, compute_figures, usage_source
@@ -53,9 +54,11 @@ def parse_day(text: str | None) -> date | None:
 
 
 def local_day(ms: int | None, tz: tzinfo) -> date | None:
-    """The calendar day of a timestamp in ``tz``; None for none (or one no calendar has)."""
-    if ms is None:
+    """The calendar day of a timestamp in ``tz``; None for none, or for one outside the
+    years the site charts (the loader reported it: ``read.figures``)."""
+    if not chartable(ms):
         return None
+    assert ms is not None
     try:
         return datetime.fromtimestamp(ms / 1000, tz).date()
     except (OverflowError, OSError, ValueError):
@@ -183,18 +186,13 @@ class Row:
 
 
 def local_day_time(ms: int | None) -> str:
-    """``2025-03-03 08:41`` (UTC), or ``(no date)``."""
-    if ms is None:
-        return NO_DATE
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M")
+    """``2025-03-03 08:41`` (UTC), or ``(no date)`` (for a time no calendar holds too)."""
+    return utc_text(ms, "%Y-%m-%d %H:%M") or NO_DATE
 
 
 def _iso(ms: int | None) -> str | None:
-    if ms is None:
-        return None
-    return (
-        datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-    )
+    stamp = utc_text(ms, "%Y-%m-%dT%H:%M:%S.")  # None too for a time no calendar holds
+    return None if stamp is None or ms is None else stamp + f"{ms % 1000:03d}Z"
 
 
 def _in_range(day: date | None, since: date | None, until: date | None) -> bool:

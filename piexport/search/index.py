@@ -127,6 +127,36 @@ def write_session_index(
     write_atomic(out / CACHE / f"{key}.json", rows_json.decode())
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def part_problem(part: JSON, docs: Path, key: str) -> str | None:
+    """Why a session's part (``.piexport-search/<key>.json``) cannot be merged, or None."""
+    rows, parts = part.get("rows"), part.get("parts")
+    if not isinstance(rows, list) or not isinstance(parts, list) or not parts:
+        return "its index part has no rows"
+    if not all(_is_int(p) and 0 <= p <= len(rows) for p in parts) or parts[0] != 0:
+        return "its index part names text parts that cannot be"
+    if parts != sorted(set(parts)):
+        return "its index part names text parts out of order"
+    for row in rows:
+        if not (
+            isinstance(row, list)
+            and len(row) == 7
+            and _is_int(row[0])
+            and 0 <= row[0] < len(ROLES)
+            and all(isinstance(v, str) for v in (row[1], row[2], row[3], row[6]))
+            and (row[4] is None or (_is_int(row[4]) and abs(row[4]) < 2**53))
+            and row[5] in (0, 1)
+        ):
+            return "its index part holds a row that is not one"
+    missing = [n for n in range(len(parts)) if not (docs / f"{key}-{n}.js").is_file()]
+    if missing:
+        return f"its texts ({docs / f'{key}-{missing[0]}.js'}) are missing"
+    return None
+
+
 def doc_parts(docs: Sequence[Sequence[Any]]) -> list[int]:
     """Where each part of a session's texts starts (record offsets; the first is 0)."""
     starts, size = [0], 0
@@ -236,11 +266,17 @@ def read_postings(site: Path, term: str, prefix: bool = False) -> list[int]:
 
 
 def build_index(
-    out: Path, sessions: Sequence[IndexedSession], fields: Sequence[str], gate: Any = None
+    out: Path,
+    sessions: Sequence[IndexedSession],
+    fields: Sequence[str],
+    gate: Any = None,
+    problems: dict[str, str] | None = None,
 ) -> int:
     """Merge every session's part into meta, entries and term shards; remove what is stale.
 
-    ``gate(text, path)``, when redacting, sees every file before it is written. Returns the
+    ``gate(text, path)``, when redacting, sees every file before it is written. A part that
+    is not shaped as ``write_session_index`` writes it (a damaged file, or one from someone
+    else) leaves its session out, with the reason in ``problems`` (page → why). Returns the
     number of records indexed."""
 
     def write(path: Path, data: str, shown: str | None = None) -> None:
@@ -269,6 +305,12 @@ def build_index(
         except (OSError, orjson.JSONDecodeError):
             continue  # a page that failed to render has no part
         if not isinstance(part, dict) or part.get("v") != INDEX_VERSION:
+            continue
+        why = part_problem(part, out / "search" / "d", key)
+        if why is not None:  # and gone, so the next build makes the session's part again
+            if problems is not None:
+                problems[s.page] = why
+            (out / CACHE / f"{key}.json").unlink(missing_ok=True)
             continue
         keys.add(key)
         parts = part.get("parts") or [0]

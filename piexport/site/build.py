@@ -26,7 +26,10 @@ import orjson
 from .. import __version__
 from ..errors import InputError, PiexportError
 from ..output import sweep_stale, write_atomic
+from ..read.figures import chartable, utc_text
+from ..read.jsonutil import dumps, finite_number
 from ..read.lineage import Link, SessionFile, read_session_file, relate
+from ..read.loader import loads_exact, may_hold_wide_int
 from ..read.model import JSON, Session
 from ..read.tree import timestamp_ms
 from ..report.stats import file_figures
@@ -157,6 +160,8 @@ def session_summary(session: Session, source: Path) -> JSON:
     # (an /export copy) or earlier than copied ones (a /fork); it is kept, and shown, apart
     span = session_span(session, fig)
     first, last, header_ms = span.start, span.end, span.header
+    if any(t is not None and not chartable(t) for t in (first, last, header_ms)):
+        first, last, header_ms = _charted(session, first, last, header_ms)
     parts = session.title_parts
     title = str(parts) if parts is not None else "(no messages)"
     return {
@@ -195,6 +200,23 @@ def session_summary(session: Session, source: Path) -> JSON:
         "subagents": 0,
         "costWithSubagents": None,
     }
+
+
+def _charted(
+    session: Session, first: int | None, last: int | None, header: int | None
+) -> tuple[int | None, int | None, int | None]:
+    """A session's start, end and header time, each dropped for the times of its entries the
+    site charts when it is not one of those (the loader named it: ``read.figures``)."""
+    times = [
+        ms
+        for e in session.entries
+        if (ms := timestamp_ms(e.timestamp)) is not None and chartable(ms)
+    ]
+    if first is not None and not chartable(first):
+        first = min(times, default=None)
+    if last is not None and not chartable(last):
+        last = max(times, default=first)
+    return first, last, header if header is None or chartable(header) else None
 
 
 SUMMARY_KEYS = (
@@ -663,45 +685,51 @@ def build_site(
                 if rel not in records:
                     report.removed += 1
 
-    # 5. indexes, then the manifest
+    # 5. indexes, then the manifest: what one session holds never stops them (a row that
+    # cannot be drawn is listed as failed, charts that cannot be drawn are left out)
     projects = _group(records.values(), planned, forks, labels)
     for key, proj in projects.items():
-        _write_checked(
-            out / key / "index.html",
-            render_project_index(
-                proj,
-                options,
-                nav=SiteNav(
-                    (("pi sessions", "../index.html", None), (proj["label"], None, proj["cwd"])),
-                    search_href and "../" + search_href,
-                ),
-            ),
-            redactor,
+        nav = SiteNav(
+            (("pi sessions", "../index.html", None), (proj["label"], None, proj["cwd"])),
+            search_href and "../" + search_href,
         )
-    _write_checked(
-        out / "index.html",
-        render_root_index(
-            list(projects.values()),
-            options,
-            nav=SiteNav((("pi sessions", None, None),), search_href),
-            all_href=ALL_SESSIONS,
-        ),
-        redactor,
-    )
-    if sum(len(p["sessions"]) for p in projects.values()) <= RECENT_SESSIONS:
+
+        def project_page(rows: list[JSON], proj: JSON = proj, nav: Any = nav) -> str:
+            return render_project_index({**proj, "sessions": rows}, options, nav=nav)
+
+        text, proj["sessions"] = _drawn(project_page, proj["sessions"], records, report, redactor)
+        _write_checked(out / key / "index.html", text, redactor)
+
+    def listing(rows: list[JSON]) -> list[JSON]:
+        """The projects with these rows (as ``_drawn`` left them) for their sessions."""
+        by_source = {r.get("source"): r for r in rows}
+        return [
+            {
+                **p,
+                "sessions": [
+                    by_source[r["source"]] for r in p["sessions"] if r["source"] in by_source
+                ],
+            }
+            for p in projects.values()
+        ]
+
+    def root_page(rows: list[JSON]) -> str:
+        nav = SiteNav((("pi sessions", None, None),), search_href)
+        return render_root_index(listing(rows), options, nav=nav, all_href=ALL_SESSIONS)
+
+    def all_page(rows: list[JSON]) -> str:
+        trail = (("pi sessions", "index.html", None), ("All sessions", None, None))
+        return render_all_sessions(listing(rows), options, nav=SiteNav(trail, search_href))
+
+    every = [r for p in projects.values() for r in p["sessions"]]
+    text, every = _drawn(root_page, every, records, report, redactor)
+    _write_checked(out / "index.html", text, redactor)
+    if len(every) <= RECENT_SESSIONS:
         with contextlib.suppress(FileNotFoundError):  # the root index lists every session
             (out / ALL_SESSIONS).unlink()
     else:
         _write_checked(
-            out / ALL_SESSIONS,
-            render_all_sessions(
-                list(projects.values()),
-                options,
-                nav=SiteNav(
-                    (("pi sessions", "index.html", None), ("All sessions", None, None)), search_href
-                ),
-            ),
-            redactor,
+            out / ALL_SESSIONS, _drawn(all_page, every, records, report, redactor)[0], redactor
         )
     if search and (
         report.rendered
@@ -710,7 +738,7 @@ def build_site(
         or not (out / "search" / "meta.js").is_file()
         or not (out / "search.html").is_file()
     ):
-        _write_search(out, records.values(), fields, redactor)
+        _write_search(out, records, fields, redactor, report)
     for old_folder in {Path(prev.page).parent for prev in old.values()}:
         _remove_if_only_index(out / old_folder, set(projects))
     if redactor is not None:  # the names of everything written, gated like the pages
@@ -724,10 +752,54 @@ def build_site(
     return report
 
 
+def _drawn(
+    render: Callable[[list[JSON]], str],
+    rows: list[JSON],
+    records: dict[str, SessionRecord],
+    report: SiteReport,
+    redactor: Any,
+) -> tuple[str, list[JSON]]:
+    """An index page over ``rows`` (``_group``'s), and the rows it lists.
+
+    Should the page fail to draw (nothing a session holds should make it, but rows may come
+    from a manifest someone else wrote), each row is tried alone: one that fails is listed
+    as a failed session and named in the report, and the rest are drawn; should they still
+    fail together, the page is drawn without its charts over time."""
+    try:
+        return render(rows), rows
+    except Exception as exc:  # one session must never stop the site
+        first = exc
+    kept: list[JSON] = []
+    for row in rows:
+        try:
+            render([row])
+        except Exception as exc:
+            rel = str(row.get("source"))
+            error = _shown(f"{rel}: cannot be listed in the index: {exc!r}", redactor)
+            report.failed.append((rel, error))
+            failed: JSON = {**dict.fromkeys(SUMMARY_KEYS), "title": Path(rel).name, "models": []}
+            failed["file"] = failed["title"]
+            if rel in records:
+                records[rel].error, records[rel].summary = error, dict(failed)
+            row = {**row, **failed, "error": error, "warnings": 0, "forks": []}
+        kept.append(row)
+    try:
+        return render(kept), kept
+    except Exception:
+        report.warnings.append(_shown(f"the index charts could not be drawn ({first!r})", redactor))
+        bare = [{**r, "usage": None} for r in kept]
+        return render(bare), bare
+
+
 def _write_search(
-    out: Path, records: Iterable[SessionRecord], fields: frozenset[str], redactor: Any
+    out: Path,
+    records: dict[str, SessionRecord],
+    fields: frozenset[str],
+    redactor: Any,
+    report: SiteReport,
 ) -> None:
-    """Merge the sessions' parts into the index the search page loads, and write the page."""
+    """Merge the sessions' parts into the index the search page loads, and write the page.
+    A session whose part cannot be merged is left out of the index and named."""
     from ..page.render import SiteNav, render_search_page
     from ..search.index import IndexedSession, build_index
 
@@ -739,10 +811,15 @@ def _write_search(
             r.summary.get("cwd") or "",
             r.summary.get("started"),
         )
-        for r in sorted(records, key=lambda r: r.page)
+        for r in sorted(records.values(), key=lambda r: r.page)
         if r.error is None
     ]
-    build_index(out, sessions, shown, _gate(redactor))
+    problems: dict[str, str] = {}
+    build_index(out, sessions, shown, _gate(redactor), problems)
+    by_page = {r.page: rel for rel, r in records.items()}
+    for page, why in problems.items():
+        rel = by_page.get(page, page)
+        report.failed.append((rel, f"{rel}: left out of the search index: {why}"))
     nav = SiteNav((("pi sessions", "index.html", None), ("Search", None, None)))
     _write_checked(out / "search.html", render_search_page(shown, nav), redactor)
 
@@ -770,9 +847,7 @@ def project_labels(places: dict[str, str]) -> dict[str, str]:
 
 
 def _when(ms: int | None) -> str:
-    if ms is None:
-        return "—"
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return utc_text(ms, "%Y-%m-%d %H:%M") or "—"  # "—" too for a time no calendar holds
 
 
 def _session_navs(
@@ -900,6 +975,7 @@ def _group(
         parent_page = pages_by_file.get(_basename(parent)) if isinstance(parent, str) else None
         row = {
             **summary,
+            "source": rec.source,
             "href": rec.page.split("/", 1)[1],
             "error": rec.error,
             "warnings": len(rec.diagnostics),
@@ -952,12 +1028,7 @@ def _tell_apart(rows: list[JSON]) -> None:
 
 
 def _started_as(row: JSON, fmt: str | None) -> str:
-    ms = row.get("started")
-    when = (
-        datetime.fromtimestamp(ms / 1000, timezone.utc).strftime(fmt or "%Y-%m-%d %H:%M:%S")
-        if isinstance(ms, (int, float))
-        else "no date"
-    )
+    when = utc_text(row.get("started"), fmt or "%Y-%m-%d %H:%M:%S") or "no date"
     return when if fmt is not None else f"{when} · {str(row.get('id') or row.get('file'))[:13]}"
 
 
@@ -978,21 +1049,125 @@ def _load_manifest(
     """Records from the last run; a different root, piexport or options invalidate pages."""
     path = out / MANIFEST
     try:
-        data = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        raw = path.read_bytes()
+        data = orjson.loads(raw)
+        if may_hold_wide_int(raw):  # a sum past 64 bits, which orjson reads as a float
+            data = loads_exact(raw)
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict) or data.get("version") != MANIFEST_VERSION:
         return {}
     records = {}
-    for raw in data.get("sessions", []):
+    sessions = data.get("sessions")
+    for raw in sessions if isinstance(sessions, list) else ():
         try:
             rec = SessionRecord(**raw)
         except TypeError:
             continue
-        if force or data.get("fingerprint") != fingerprint or data.get("root") != root_id:
+        if not isinstance(rec.source, str) or not isinstance(rec.page, str):
+            continue  # nothing to render again nor to remove
+        if (
+            force
+            or data.get("fingerprint") != fingerprint
+            or data.get("root") != root_id
+            or not _record_ok(rec)
+        ):
             rec.size = -1  # keep it, so its page can be removed if the session is gone
+            rec.summary, rec.diagnostics, rec.forks_rendered = {}, [], []
         records[rec.source] = rec
     return records
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and finite_number(value) is not None
+
+
+def _record_ok(rec: SessionRecord) -> bool:
+    """Whether a manifest record is shaped as this piexport writes it: a manifest is a file
+    in the site folder, which may come from someone else (a CI artifact)."""
+    s = rec.summary
+    return (
+        _is_int(rec.size)
+        and _is_int(rec.mtime_ns)
+        and (rec.error is None or isinstance(rec.error, str))
+        and isinstance(rec.pending, bool)
+        and isinstance(rec.diagnostics, list)
+        and all(isinstance(d, str) for d in rec.diagnostics)
+        and isinstance(rec.forks_rendered, list)
+        and all(isinstance(f, str) for f in rec.forks_rendered)
+        and isinstance(s, dict)
+        and set(s) == set(SUMMARY_KEYS)
+        and all(s[k] is None or isinstance(s[k], str) for k in _SUMMARY_TEXT)
+        and all(s[k] is None or _is_int(s[k]) for k in _SUMMARY_COUNTS)
+        and all(s[k] is None or chartable(s[k]) for k in ("started", "last", "headerTime"))
+        and all(
+            s[k] is None or _is_number(s[k])
+            for k in ("durationSeconds", "cost", "costEstimated", "costWithSubagents")
+        )
+        and (s["models"] is None or _all(s["models"], str))
+        and (s["tokensDetail"] is None or _tokens_ok(s["tokensDetail"]))
+        and (s["usage"] is None or _usage_ok(s["usage"]))
+    )
+
+
+_SUMMARY_TEXT = ("id", "name", "title", "titleChip", "titleText", "cwd", "file", "parentSession")
+_SUMMARY_COUNTS = (
+    "started",
+    "last",
+    "headerTime",
+    "copiedFrom",
+    "toolErrors",
+    "subagents",
+    "messages",
+    "entries",
+    "leaves",
+    "branchPoints",
+    "compactions",
+    "labels",
+    "tokens",
+    "toolCalls",
+    "errors",
+    "diagnostics",
+)
+
+
+def _all(values: Any, kind: type) -> bool:
+    return isinstance(values, list) and all(isinstance(v, kind) for v in values)
+
+
+def _tokens_ok(tokens: Any) -> bool:
+    return isinstance(tokens, dict) and all(_is_int(v) for v in tokens.values())
+
+
+def _usage_ok(usage: Any) -> bool:
+    """``session_usage``'s shape: days as [day, model, tokens, cost or None, messages],
+    tools as name: [calls, errors], and the whole cost."""
+    if not isinstance(usage, dict) or set(usage) != {"days", "tools", "cost"}:
+        return False
+    days, tools, cost = usage["days"], usage["tools"], usage["cost"]
+    return (
+        (cost is None or _is_number(cost))
+        and isinstance(days, list)
+        and all(
+            isinstance(row, list)
+            and len(row) == 5
+            and isinstance(row[0], str)
+            and isinstance(row[1], str)
+            and _is_int(row[2])
+            and (row[3] is None or _is_number(row[3]))
+            and _is_int(row[4])
+            for row in days
+        )
+        and isinstance(tools, dict)
+        and all(
+            isinstance(v, list) and len(v) == 2 and all(_is_int(n) for n in v)
+            for v in tools.values()
+        )
+    )
 
 
 def _save_manifest(
@@ -1008,7 +1183,7 @@ def _save_manifest(
         "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sessions": [r.as_json() for r in sorted(records.values(), key=lambda r: r.source)],
     }
-    text = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+    text = dumps(data)  # any integer, however a session's figures add up
     if redactor is not None:
         from ..page.export import check_output
 

@@ -1,0 +1,128 @@
+"""Figures a session states about itself, checked where they are read.
+
+A usage object's token counts and costs, and the times entries carry, are valid JSON however
+large, negative or far off they are; the code that adds them up and charts them assumes a
+count that fits in 64 bits and a date a calendar holds. So the loader asks this module about
+each of them: a figure that cannot be true is reported as a diagnostic naming its line, and
+left out of every sum (``report.stats`` skips the whole usage object); a time outside the
+years the site charts is reported and not charted. One bad session costs only that
+session's figures, never the site.
+
+The bounds:
+
+- token counts (``input``, ``output``, ``cacheRead``, ``cacheWrite``, ``cacheWrite1h``,
+  ``reasoning``, ``totalTokens``): a whole number from 0 to ``MAX_TOKENS`` (2^53, what a
+  JavaScript number holds exactly). More than that in one model call cannot be true.
+- costs (every number in ``usage.cost``): from 0 to ``MAX_COST`` dollars, finite.
+- times: from ``FIRST_CHARTED`` up to (not including) ``END_CHARTED``; pi was written long
+  after the first and a clock past the second is wrong.
+
+A value that is not a number at all (text, ``null``) is no figure: it counts as unknown (0),
+as it always did, and is not reported here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from typing import Any
+
+from .jsonutil import OddNumber
+from .model import JSON
+
+MAX_TOKENS = 2**53
+"""Tokens one usage object may report in any one field."""
+MAX_COST = 100_000.0
+"""Dollars one usage object may report in any one field of its cost."""
+TOKEN_FIELDS = (
+    "input",
+    "output",
+    "cacheRead",
+    "cacheWrite",
+    "cacheWrite1h",
+    "reasoning",
+    "totalTokens",
+)
+FIRST_CHARTED = datetime(2000, 1, 1, tzinfo=timezone.utc)
+END_CHARTED = datetime(2100, 1, 1, tzinfo=timezone.utc)
+FIRST_CHARTED_MS = int(FIRST_CHARTED.timestamp() * 1000)
+END_CHARTED_MS = int(END_CHARTED.timestamp() * 1000)
+
+
+def _shown(value: Any) -> str:
+    text = value.text if isinstance(value, OddNumber) else repr(value)
+    return text if len(text) <= 24 else text[:23] + "…"
+
+
+def _figure_problem(value: Any, limit: float) -> str | None:
+    """Why a number cannot be this figure, or None (also None for a value that is no number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return "is not a finite number"
+    if value < 0:
+        return "is negative"
+    if value > limit:
+        return f"is over {limit:,.0f}"
+    return None
+
+
+def usage_problems(usage: Any) -> Iterator[str]:
+    """What cannot be true in a usage object (``{"input": …, "cost": {…}}``), in key order;
+    nothing for a usage that is not an object (it holds no figures)."""
+    if not isinstance(usage, dict):
+        return
+    for key in TOKEN_FIELDS:
+        why = _figure_problem(usage.get(key), MAX_TOKENS)
+        if why is not None:
+            yield f"{key} {_shown(usage.get(key))} {why}"
+    cost = usage.get("cost")
+    if isinstance(cost, dict):
+        for key, value in cost.items():
+            why = _figure_problem(value, MAX_COST)
+            if why is not None:
+                yield f"cost.{key} {_shown(value)} {why}"
+
+
+def usage_is_valid(usage: Any) -> bool:
+    """Whether a usage object's figures may be added up (an object with no impossible
+    figure). ``report.stats`` adds only these; the loader reported the others."""
+    return isinstance(usage, dict) and next(usage_problems(usage), None) is None
+
+
+def usages(obj: JSON) -> Iterator[tuple[str, Any]]:
+    """(where, usage object) of every usage a record holds: an assistant message's or a tool
+    result's ``message.usage``, a ``usage`` entry's, a compaction's or branch summary's."""
+    kind = obj.get("type")
+    if kind == "message":
+        msg = obj.get("message")
+        if isinstance(msg, dict) and "usage" in msg:
+            yield "message usage", msg["usage"]
+    elif kind in ("usage", "compaction", "branch_summary") and "usage" in obj:
+        yield f"{kind} usage", obj["usage"]
+
+
+def chartable(ms: int | None) -> bool:
+    """Whether a time (milliseconds since the epoch) lies in the years the site charts."""
+    return ms is not None and FIRST_CHARTED_MS <= ms < END_CHARTED_MS
+
+
+def time_problem(ms: int | None) -> str | None:
+    """Why a readable time is not charted, or None."""
+    if ms is None or chartable(ms):
+        return None
+    return (
+        f"is outside the years {FIRST_CHARTED.year}-{END_CHARTED.year - 1}; "
+        "it is not charted nor counted on a day"
+    )
+
+
+def utc_text(ms: Any, fmt: str = "%Y-%m-%d %H:%M:%S UTC") -> str | None:
+    """A time as text in UTC, or None for a value no calendar holds (any number at all)."""
+    if isinstance(ms, bool) or not isinstance(ms, (int, float)):
+        return None
+    try:
+        return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime(fmt)
+    except (OverflowError, OSError, ValueError):
+        return None
