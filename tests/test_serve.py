@@ -37,6 +37,26 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (out / "out-dir").symlink_to(base, target_is_directory=True)
     (out / "jsonl-link.html").symlink_to(project / "copy.jsonl")
     (out / "in-link.html").symlink_to(out / "index.html")
+    # folders whose index.html leads elsewhere: the file served is checked, not the folder
+    for name, to in (
+        ("docs", base / "secret.txt"),
+        ("etc", Path("/etc/passwd")),
+        ("raw", project / "copy.jsonl"),
+        ("dot", out / ".piexport-manifest.json"),
+        ("up", Path("..") / ".." / "secret.txt"),
+    ):
+        (out / name).mkdir()
+        (out / name / "index.html").symlink_to(to)
+    (out / "chain").mkdir()
+    (out / "chain" / "hop.html").symlink_to(base / "secret.txt")
+    (out / "chain" / "index.html").symlink_to(out / "chain" / "hop.html")
+    (out / "loop").mkdir()
+    (out / "loop" / "index.html").symlink_to(out / "loop" / "index.html")
+    (out / "manifest-link.html").symlink_to(out / ".piexport-manifest.json")
+    (out / "dot-dir").symlink_to(out / ".piexport-search", target_is_directory=True)
+    os.mkfifo(out / "fifo.html")  # a reader of it would wait for ever
+    (out / "inside").mkdir()
+    (out / "inside" / "index.html").symlink_to(out / "index.html")
     return out
 
 
@@ -139,14 +159,57 @@ def test_no_sessions_no_dot_files_no_listings(server: SiteServer, site: Path, pa
     assert SECRET.encode() not in body and b"<html" not in body
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/docs/",
+        "/etc/",
+        "/raw/",
+        "/dot/",
+        "/up/",
+        "/chain/",
+        "/loop/",
+        "/docs/index.html",
+        "/raw/index.html",
+        "/manifest-link.html",
+        "/dot-dir/",
+        "/fifo.html",
+    ],
+)
+def test_the_file_served_is_checked_not_the_folder(server: SiteServer, path: str) -> None:
+    """``folder/`` → ``folder/index.html`` is a second path resolution (issue 27): an
+    ``index.html`` that is a symlink out of the site, to a session, a dot-file or a FIFO is
+    refused like any other path."""
+    status, _, body = request(server, path)
+    assert status in (403, 404), (path, status)
+    assert SECRET.encode() not in body and b"root:" not in body and b"fingerprint" not in body
+
+
+def test_a_folder_whose_index_links_inside_is_served(server: SiteServer, site: Path) -> None:
+    status, _, body = request(server, "/inside/")
+    assert status == 200 and body == (site / "index.html").read_bytes()
+
+
 def test_session_files_in_the_site_are_never_served(server: SiteServer, site: Path) -> None:
-    project = next(p for p in site.iterdir() if p.is_dir() and (p / "index.html").exists())
+    project = next(
+        p
+        for p in site.iterdir()
+        if (p / "index.html").is_file()
+        and not p.is_symlink()
+        and not (p / "index.html").is_symlink()
+    )
     status, _, body = request(server, f"/{project.name}/copy.jsonl")
     assert status == 404 and SECRET.encode() not in body
 
 
 def test_a_folder_answers_with_its_index(server: SiteServer, site: Path) -> None:
-    project = next(p for p in site.iterdir() if p.is_dir() and (p / "index.html").exists())
+    project = next(
+        p
+        for p in site.iterdir()
+        if (p / "index.html").is_file()
+        and not p.is_symlink()
+        and not (p / "index.html").is_symlink()
+    )
     status, headers, _ = request(server, f"/{project.name}")
     assert status == 301 and headers["location"] == f"/{project.name}/"
     status, _, body = request(server, f"/{project.name}/")

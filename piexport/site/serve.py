@@ -28,12 +28,13 @@ import os
 import re
 import shutil
 import socket
+import stat
 import threading
 from email.utils import formatdate
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import unquote, urlsplit
 
 ALLOWED = "GET, HEAD"
@@ -170,13 +171,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
-            target = target / "index.html"
-            if not target.is_file():
-                self._refuse(HTTPStatus.NOT_FOUND)  # never a listing
+            # a second path: the folder was checked, its index.html (a symlink?) is not yet
+            target, status = served_file(self.server.root, target / "index.html")
+            if target is None:
+                self._refuse(status)  # never a listing
                 return
-        try:
-            f = target.open("rb")
-        except OSError:
+        f = open_served(self.server.root, target)
+        if f is None:
             self._refuse(HTTPStatus.NOT_FOUND)
             return
         with f:
@@ -229,13 +230,54 @@ class _Handler(BaseHTTPRequestHandler):
             return None, HTTPStatus.NOT_FOUND
         if parts and parts[-1].lower().endswith(".jsonl"):
             return None, HTTPStatus.NOT_FOUND  # the sessions themselves: never
-        root = self.server.root
-        try:
-            target = root.joinpath(*parts).resolve()
-        except (OSError, ValueError):
-            return None, HTTPStatus.NOT_FOUND
-        if target != root and not target.is_relative_to(root):
-            return None, HTTPStatus.FORBIDDEN  # a symlink that leads out
-        if target.suffix.lower() == ".jsonl" or not target.exists():
-            return None, HTTPStatus.NOT_FOUND
-        return target, HTTPStatus.OK
+        return served_file(self.server.root, self.server.root.joinpath(*parts))
+
+
+def _inside(root: Path, real: Path) -> bool:
+    """Whether a path with no symlinks on it names something ``root`` may serve."""
+    if real != root and not real.is_relative_to(root):
+        return False
+    inside = real.relative_to(root).parts
+    return not any(p.startswith(".") for p in inside) and real.suffix.lower() != ".jsonl"
+
+
+def served_file(root: Path, path: Path) -> tuple[Path | None, HTTPStatus]:
+    """The file or folder ``path`` (inside ``root``, which is resolved) leads to, if it may
+    be served: every rule is checked on where it leads, after every symlink on the way
+    (403: it leads out of the folder; 404: not there, a dot-file, a session file)."""
+    try:
+        target = path.resolve()
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a symlink loop (3.11)
+        return None, HTTPStatus.NOT_FOUND
+    if target != root and not target.is_relative_to(root):
+        return None, HTTPStatus.FORBIDDEN  # a symlink that leads out
+    if not _inside(root, target):
+        return None, HTTPStatus.NOT_FOUND  # the manifest, temporary files, sessions: never
+    try:
+        ok = target.is_dir() or target.is_file()
+    except OSError:
+        ok = False
+    return (target, HTTPStatus.OK) if ok else (None, HTTPStatus.NOT_FOUND)
+
+
+def open_served(root: Path, target: Path) -> BinaryIO | None:
+    """``target`` (from :func:`served_file`) opened, if what was opened is still a regular
+    file inside ``root``: a symlink put in its place since it was checked is not followed,
+    a FIFO or a device is not read (it would hold the answer forever)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(target, flags | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("not a regular file")
+        proc = Path(f"/proc/self/fd/{fd}")
+        if proc.is_symlink():  # Linux: where the open file really is, after any race
+            real = os.readlink(proc).removesuffix(" (deleted)")  # replaced since: the old page
+            if not _inside(root, Path(real)):
+                raise OSError("not inside the site")
+        return os.fdopen(fd, "rb")
+    except OSError:
+        os.close(fd)
+        return None
