@@ -8,9 +8,7 @@ assistant message on every branch.
 
 from __future__ import annotations
 
-import csv
 import fnmatch
-import io
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone, tzinfo
@@ -18,9 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..page.ansi import strip_ansi
+from ..page.textsafe import plain_controls
 from ..read.figures import chartable, utc_text
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
+from .mdsafe import newlines
 from .stats import Figures, compute_figures, usage_source
 
 BY = ("day", "week", "month", "project", "model", "session", "tool", "kind")
@@ -511,27 +512,51 @@ CSV_FIELDS = (
 )
 
 
-def _csv_text(text: str) -> str:
-    """A cell a spreadsheet will not run as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+_FORMULA_START = frozenset("=+-@\t\r\uff1d\uff0b\uff0d\uff20")
+"""What makes a spreadsheet read a line of a cell as a formula (the full-width forms too)."""
+
+
+def csv_text(text: str) -> str:
+    """A text cell no spreadsheet runs and no terminal obeys: terminal escapes (colours,
+    OSC 8 links, OSC 52 clipboard writes) removed, every other control character and bidi
+    or invisible character shown as a mark (``\x1b``, ``⟪U+202E⟫``), line ends made LF, and
+    each line that would start a formula begun with ``'``: a spreadsheet starts a new row
+    or cell line at a CR as well as at an LF."""
+    text = plain_controls(strip_ansi(newlines(text)))
+    return "\n".join(
+        "'" + line if line.lstrip(" ")[:1] in _FORMULA_START else line for line in text.split("\n")
+    )
+
+
+def csv_row(cells: Sequence[object]) -> str:
+    """One CSV line: every text cell through :func:`csv_text`, and quoted when it holds a
+    line end, a quote or a comma (numbers as they are)."""
+    out = []
+    for cell in cells:
+        if isinstance(cell, str):
+            cell = csv_text(cell)
+            if any(c in cell for c in '\n\r",'):
+                cell = '"' + cell.replace('"', '""') + '"'
+        out.append(str(cell))
+    return ",".join(out) + "\n"
 
 
 def format_csv(report: UsageReport) -> str:
     data = report.as_json()
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_FIELDS)
+    lines = [csv_row(CSV_FIELDS)]
     for r in [*data["rows"], {**data["total"], "key": "total"}]:
         flat = {**r, **r["tokens"]}
-        w.writerow(
-            [
-                _csv_text(str(flat["key"])),
-                *(flat[k] for k in CSV_FIELDS[1:-2]),
-                "" if flat["cost"] is None else flat["cost"],
-                "" if flat["costEstimated"] is None else flat["costEstimated"],
-            ]
+        lines.append(
+            csv_row(
+                [
+                    str(flat["key"]),
+                    *(flat[k] for k in CSV_FIELDS[1:-2]),
+                    "" if flat["cost"] is None else flat["cost"],
+                    "" if flat["costEstimated"] is None else flat["costEstimated"],
+                ]
+            )
         )
-    return buf.getvalue()
+    return "".join(lines)
 
 
 def session_usage(session: Session) -> JSON:
