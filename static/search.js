@@ -33,16 +33,73 @@
     terms: function (n, t) { data.terms[n] = t; },
     docs: function (k, d) { data.docs[k] = d; }
   };
+  // A site folder may come from someone else (a CI artifact): every index file is checked
+  // as it comes, and one that is cut short, edited or damaged is named, never read as "no
+  // matches" (index.py's meta_problem, entries_problem and unpack_docs check the same).
+  function damaged(name, why) { return new Error("search/" + name + ".js is damaged (" + why + "): build the site again"); }
+  function arrived(name) {  // a script cut short runs nothing: its data never comes
+    var m;
+    if (name === "meta") return data.meta !== null;
+    if (name === "entries") return data.entries !== null;
+    if ((m = /^t\/(\d+)$/.exec(name))) return Object.prototype.hasOwnProperty.call(data.terms, m[1]);
+    if ((m = /^d\/(.+)$/.exec(name))) return Object.prototype.hasOwnProperty.call(data.docs, m[1]);
+    return true;
+  }
   function load(name) {
     if (loading[name]) return loading[name];
     loading[name] = new Promise(function (resolve, reject) {
       var s = document.createElement("script");
       s.src = policy.createScriptURL("search/" + name + ".js");
-      s.onload = function () { resolve(); };
+      s.onload = function () {
+        if (arrived(name)) { resolve(); return; }
+        delete loading[name];
+        reject(damaged(name, "it holds no index data: cut short?"));
+      };
       s.onerror = function () { delete loading[name]; reject(new Error("search/" + name + ".js is missing: build the site again")); };
       document.head.appendChild(s);
     });
     return loading[name];
+  }
+  function isInt(v, low, high) { return typeof v === "number" && Math.floor(v) === v && v >= low && v < high; }
+  function ints(list, low, high) {
+    if (!Array.isArray(list)) return false;
+    for (var i = 0; i < list.length; i++) if (!isInt(list[i], low, high)) return false;
+    return true;
+  }
+  var KEY = /^[0-9a-f]{16}$/, MAX_SHARDS = 65536, MAX_DOC_BYTES = 32 * 1024 * 1024;
+  function metaProblem(m) {  // index.meta_problem
+    if (!m || typeof m !== "object" || Array.isArray(m)) return "it holds no object";
+    if (!isInt(m.shards, 1, MAX_SHARDS + 1)) return "it says there are " + m.shards + " term shards";
+    if (!isInt(m.records, 0, Infinity)) return "it says there are " + m.records + " records";
+    var names = ["tools", "models", "labels", "roles"];
+    for (var i = 0; i < names.length; i++) {
+      var list = m[names[i]];
+      if (!Array.isArray(list) || !list.length || !list.every(function (n) { return typeof n === "string"; })) return "its " + names[i] + " are not a list of names";
+    }
+    var split = m.split || {};
+    if (typeof split !== "object" || Array.isArray(split) || !Object.keys(split).every(function (k) { return ints(split[k], 0, m.shards); })) return "its split prefixes are not prefixes with shards";
+    if (!Array.isArray(m.sessions)) return "its sessions are not a list";
+    var at = 0;
+    for (i = 0; i < m.sessions.length; i++) {
+      var s = m.sessions[i];
+      var ok = s && typeof s === "object" && typeof s.h === "string" && typeof s.t === "string" &&
+        (s.p === null || s.p === undefined || typeof s.p === "string") &&
+        (s.d === null || s.d === undefined || isInt(s.d, -9007199254740992, 9007199254740992)) &&
+        typeof s.k === "string" && KEY.test(s.k) && isInt(s.n, at, m.records + 1) &&
+        ints(s.c, 0, m.records + 1) && s.c[0] === 0 && s.c.every(function (v, j) { return !j || v > s.c[j - 1]; });
+      if (!ok) return "its session " + (i + 1) + " is not one";
+      at = s.n;
+    }
+    return null;
+  }
+  function entriesProblem(e, m) {  // index.entries_problem
+    if (!e || typeof e !== "object" || Array.isArray(e)) return "it holds no object";
+    var limits = { k: 2 * m.roles.length, t: m.tools.length, m: m.models.length, l: m.labels.length };
+    for (var key in limits) {
+      if (!ints(e[key], 0, limits[key]) || e[key].length !== m.records) return "its '" + key + "' column is not " + m.records + " numbers below " + limits[key];
+    }
+    if (!ints(e.w, -9007199254740992, 9007199254740992) || e.w.length !== m.records) return "its times are not " + m.records + " numbers";
+    return null;
   }
 
   // ---- words (tokens.py)
@@ -108,10 +165,34 @@
     if (shardKey(cps, split).length === cps.length && has(split, stem)) return split[stem];
     return [termShard(stem, shards, split)];
   }
-  function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
 
   // ---- the query language (query.py)
   var FILTERS = ["project", "model", "role", "tool", "label", "after", "before", "is"];
+  // a link is input too: a query is read up to MAX_QUERY_CHARS code points and MAX_ITEMS
+  // words, phrases and filters (query.py's), and says what it left out
+  var MAX_QUERY_CHARS = 1000, MAX_ITEMS = 32, MAX_TERMS = 64, SPACE = " \t\n\r\f\v";
+  function shownValue(value) { var cps = Array.from(value); return cps.length <= 80 ? value : cps.slice(0, 79).join("") + "\u2026"; }
+  function codePoints(text, from, to) {  // how many characters (code points) in text[from:to]
+    var n = 0;
+    for (var i = from; i < to; i++) { var c = text.charCodeAt(i); if (c < 0xdc00 || c >= 0xe000 || i === from || !(text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) < 0xdc00)) n++; }
+    return n;
+  }
+  function cutQuery(text) {  // query._cut: [the query as far as it is read, or text; the note]
+    if (text.length <= MAX_QUERY_CHARS) return [text, null];  // fewer units: fewer characters
+    var end = 0, n = 0;  // the unit where the MAX_QUERY_CHARS-th character ends
+    while (end < text.length && n < MAX_QUERY_CHARS) { end += text.codePointAt(end) > 0xffff ? 2 : 1; n++; }
+    if (end >= text.length) return [text, null];
+    var kept = end;
+    if (SPACE.indexOf(text.charAt(end)) < 0) {
+      for (var i = end - 1; i > 0; i--) if (SPACE.indexOf(text.charAt(i)) >= 0) { kept = i; break; }
+    }
+    return [text.slice(0, kept), "the query is cut at " + MAX_QUERY_CHARS + " characters: " + codePoints(text, kept, text.length).toLocaleString("en-US") + " characters after them are left out"];
+  }
+  function cut(text, q) {
+    var got = cutQuery(text);
+    if (got[1]) q.errors.push(got[1]);
+    return got[0];
+  }
   function dayMs(text) {
     var m = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$/.exec(text);
     if (!m) return null;
@@ -122,9 +203,14 @@
     return ms;
   }
   function parse(text) {
-    var q = { words: [], filters: {}, errors: [] }, lastCan = -1;
+    var q = { words: [], filters: {}, errors: [] }, lastCan = -1, lookedUp = new Set();
+    text = cut(text, q);
     var re = /(-?)(?:([A-Za-z]+):)?(?:"([^"]*)"?|(\S+))/g, m, items = [];
     while ((m = re.exec(text))) { items.push(m); if (m[0] === "") re.lastIndex++; }
+    if (items.length > MAX_ITEMS) {
+      q.leftOut = "only the first " + MAX_ITEMS + " words, phrases and filters are searched: " + (items.length - MAX_ITEMS).toLocaleString("en-US") + " more left out";
+      items = items.slice(0, MAX_ITEMS);
+    }
     items.forEach(function (m) {
       var minus = m[1], key = m[2], quoted = m[3], bare = m[4];
       var value = quoted !== undefined ? quoted : bare;
@@ -144,29 +230,98 @@
       var rs = runs(fold(value));
       if (!rs.length) return;
       if (rs.some(function (r) { return !r[1] && Array.from(r[0]).length > MAX_WORD; })) {
-        q.errors.push("'" + value + "' is left out: words over " + MAX_WORD + " characters (hashes, base64) are not indexed");
+        q.errors.push("'" + shownValue(value) + "' is left out: words over " + MAX_WORD + " characters (hashes, base64) are not indexed");
         lastCan = -1;
         return;
       }
       var can = quoted === undefined && !minus && rs.length === 1 && !rs[0][1];
-      q.words.push(word(rs, can && Array.from(rs[0][0]).length >= 2, !!minus));
+      var w = word(rs, can && Array.from(rs[0][0]).length >= 2, !!minus, spaced(fold(value)).replace(/^ +| +$/g, ""));
+      var more = w.terms.filter(function (t, i) { return !lookedUp.has(t) && w.terms.indexOf(t) === i; });
+      if (lookedUp.size + more.length > MAX_TERMS) {  // each term may be a shard file to load
+        q.errors.push("'" + shownValue(value) + "' is left out: a query looks up at most " + MAX_TERMS + " terms in the index");
+        lastCan = -1;
+        return;
+      }
+      more.forEach(function (t) { lookedUp.add(t); });
+      q.words.push(w);
       lastCan = can ? q.words.length - 1 : -1;
     });
+    if (q.leftOut) q.errors.push(q.leftOut);
     // only the last word is a prefix, and only while it is still being typed
     var endsInSpace = /\s$/.test(text);
     q.words.forEach(function (w, i) { if (w.prefix && (i !== lastCan || endsInSpace)) w.prefix = false; });
     return q;
   }
-  function word(rs, prefix, exclude) {
+  function word(rs, prefix, exclude, text) {
     var terms = [];
     rs.forEach(function (r) { terms = terms.concat(runTerms(r[0], r[1])); });
     var phrase = rs.length > 1 || rs.some(function (r) { return r[1] && Array.from(r[0]).length > 2; });
     return { runs: rs, prefix: prefix, exclude: exclude, terms: terms, phrase: phrase,
-      re: new RegExp(rs.map(function (r) { return escapeRe(r[0]); }).join("[^\\p{L}\\p{N}]*"), "u") };
+      text: text || rs.map(function (r) { return r[0]; }).join(" ") };
+  }
+
+  // ---- phrases (query.py's spaced, has_phrase, spaced_spans): a phrase is found in the
+  // folded text read as if each run of separators were one space, by Knuth-Morris-Pratt:
+  // the work is linear in the text whatever the query, and nothing as big as the text is
+  // made (no regular expression is built from a query)
+  var SEPARATORS = /[^\p{L}\p{N}]+/gu, ALNUM = /[\p{L}\p{N}]/u;
+  function spaced(folded) { return folded.replace(SEPARATORS, " "); }  // a query's words
+  var KIND = new Uint8Array(65536);  // per UTF-16 unit: 1 a letter or digit, 2 not, 0 not known
+  function isWordChar(text, i) {
+    var c = text.charCodeAt(i);
+    if (c >= 0xd800 && c < 0xe000) {  // a surrogate: the character of its pair (rare: not kept)
+      var at = c >= 0xdc00 && i > 0 && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) < 0xdc00 ? i - 1 : i;
+      return ALNUM.test(String.fromCodePoint(text.codePointAt(at)));
+    }
+    var k = KIND[c];
+    if (!k) k = KIND[c] = ALNUM.test(String.fromCharCode(c)) ? 1 : 2;
+    return k === 1;
+  }
+  function borders(p) {  // t[k]: the longest proper border of p's first k units
+    var t = new Int32Array(p.length + 1), k = 0;
+    for (var i = 1; i < p.length; i++) {
+      while (k > 0 && p.charCodeAt(i) !== p.charCodeAt(k)) k = t[k];
+      if (p.charCodeAt(i) === p.charCodeAt(k)) k++;
+      t[i + 1] = k;
+    }
+    return t;
+  }
+  function needle(p) { return { p: p, t: borders(p), at: new Int32Array(Math.max(1, p.length)) }; }
+  function wordNeedle(w) { if (!w.needle) w.needle = needle(w.text); return w.needle; }
+  function findSpaced(text, n, from) {  // [start, end) of text where n.p is next found, or null
+    var p = n.p, t = n.t, at = n.at, m = p.length, k = 0, v = 0, inRun = false;
+    if (!m) return null;
+    for (var i = from; i < text.length; i++) {
+      var c;
+      if (isWordChar(text, i)) { c = text.charCodeAt(i); inRun = false; }
+      else if (inRun) continue;
+      else { c = 32; inRun = true; }
+      while (k > 0 && p.charCodeAt(k) !== c) k = t[k];
+      if (p.charCodeAt(k) === c) k++;
+      at[v % m] = i;  // where each of the last m characters read is in the text
+      v++;
+      if (k === m) return [at[(v - m) % m], i + 1];
+    }
+    return null;
+  }
+  function hasPhrase(row, w) {  // row: a text's [.., .., .., text], its folded form kept
+    if (row.folded === undefined) row.folded = fold(row[3]);
+    return findSpaced(row.folded, wordNeedle(w), 0) !== null;
+  }
+  function spacedSpans(folded, n, cap) {  // where n.p is found, one after another, in folded
+    var found = [], span = findSpaced(folded, n, 0);
+    while (span && found.length < cap) { found.push(span); span = findSpaced(folded, n, span[1]); }
+    return found;
   }
 
   // ---- matching
-  function postings(text) {
+  function shardOf(n) {  // a term shard that came (load checked that), shaped as one
+    var shard = data.terms[n];
+    if (!shard || typeof shard !== "object" || Array.isArray(shard)) throw damaged("t/" + n, "it holds no terms");
+    return shard;
+  }
+  function postings(text, n) {
+    if (typeof text !== "string" || !/^[0-9a-z]+(?:,[0-9a-z]+)*$/.test(text)) throw damaged("t/" + n, "a term's records are not numbers");
     var out = [], at = 0, parts = text.split(",");
     for (var i = 0; i < parts.length; i++) { at += parseInt(parts[i], 36); out.push(at); }
     return out;
@@ -175,8 +330,8 @@
   function termSet(term) {  // record numbers holding one term
     var key = "=" + term;
     if (postingCache.has(key)) return postingCache.get(key);
-    var shard = data.terms[termShard(term, data.meta.shards, data.meta.split)];
-    var set = shard && Object.prototype.hasOwnProperty.call(shard, term) ? postings(shard[term]) : [];
+    var n = termShard(term, data.meta.shards, data.meta.split), shard = shardOf(n);
+    var set = Object.prototype.hasOwnProperty.call(shard, term) ? postings(shard[term], n) : [];
     postingCache.set(key, set);
     return set;
   }
@@ -185,9 +340,9 @@
     if (postingCache.has(key)) return postingCache.get(key);
     var all = new Set();
     prefixShards(stem, data.meta.shards, data.meta.split || {}).forEach(function (n) {
-      var shard = data.terms[n] || {};
+      var shard = shardOf(n);
       Object.keys(shard).forEach(function (t) {
-        if (t.lastIndexOf(stem, 0) === 0) postings(shard[t]).forEach(function (x) { all.add(x); });
+        if (t.lastIndexOf(stem, 0) === 0) postings(shard[t], n).forEach(function (x) { all.add(x); });
       });
     });
     var list = Array.from(all).sort(function (a, b) { return a - b; });
@@ -217,6 +372,8 @@
   function prepare() {  // per-record session and absolute minute, once
     if (sessionOf) return;
     var m = data.meta, e = data.entries, n = m.records;
+    var why = entriesProblem(e, m);  // before anything is made as big as meta says
+    if (why) throw damaged("entries", why);
     sessionOf = new Int32Array(n); times = new Float64Array(n);
     for (var s = 0; s < m.sessions.length; s++) {
       var end = s + 1 < m.sessions.length ? m.sessions[s + 1].n : n;
@@ -294,36 +451,80 @@
   function docs(key) {  // one part: "<session key>-<n>"
     if (docCache[key]) return docCache[key];
     docCache[key] = load("d/" + key).then(function () {
-      var bytes;
-      if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(data.docs[key]);
-      else {
-        var bin = atob(data.docs[key]);
-        bytes = new Uint8Array(bin.length);
-        for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      }
-      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-      return new Response(stream).text();
-    }).then(function (text) { delete data.docs[key]; return JSON.parse(text); });
+      var bytes, packed = data.docs[key];
+      delete data.docs[key];
+      try {
+        if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(packed);
+        else {
+          var bin = atob(packed);
+          bytes = new Uint8Array(bin.length);
+          for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+        }
+      } catch (err) { throw damaged("d/" + key, "its text is not base64"); }
+      return inflated(bytes, key);
+    }).then(function (text) {
+      var rows;
+      try { rows = JSON.parse(text); } catch (err) { throw damaged("d/" + key, "its text is not JSON"); }
+      if (!Array.isArray(rows) || !rows.every(function (r) { return Array.isArray(r) && r.length === 4 && typeof r[0] === "string" && typeof r[1] === "string" && typeof r[3] === "string"; })) throw damaged("d/" + key, "it holds rows that are not records");
+      return rows;
+    });
+    docCache[key].catch(function () { delete docCache[key]; delete loading["d/" + key]; });  // may be tried again
     return docCache[key];
   }
-  function adjacentRe(q) {
+  function inflated(bytes, key) {
+    // At most MAX_DOC_BYTES, and no more work than that: the deflated text goes in a few KB
+    // at a time (a browser inflates each piece it is given at once, so a 1 MB bomb given
+    // whole is a gigabyte made in one task), each piece once the output so far is read.
+    var stream = new DecompressionStream("deflate");
+    var writer = stream.writable.getWriter(), reader = stream.readable.getReader();
+    var chunks = [], size = 0, at = 0, STEP = 4096, stopped = false;
+    function feed() {
+      if (stopped) return undefined;
+      if (at >= bytes.length) return writer.close();
+      var piece = bytes.subarray(at, at + STEP);
+      at += STEP;
+      return writer.write(piece).then(feed);
+    }
+    var fed = feed().catch(function () { /* the reading side says why */ });
+    function next() {
+      return reader.read().then(function (r) {
+        if (r.done) return fed.then(function () { return new Blob(chunks).text(); });
+        size += r.value.length;
+        if (size > MAX_DOC_BYTES) {
+          stopped = true;
+          reader.cancel().catch(function () {});
+          writer.abort().catch(function () {});
+          throw damaged("d/" + key, "its text inflates to more than " + MAX_DOC_BYTES / 1048576 + " MB");
+        }
+        chunks.push(r.value);
+        return next();
+      }, function () { stopped = true; throw damaged("d/" + key, "its text is cut short"); });
+    }
+    return next();
+  }
+  function adjacentWord(q) {  // query.joined: the positive words as one phrase, once per query
+    if (q.adjacent !== undefined) return q.adjacent;
     var pos = q.words.filter(function (w) { return !w.exclude; });
-    if (pos.length < 2) return null;
+    if (pos.length < 2) return (q.adjacent = null);
     var all = [];
     pos.forEach(function (w) { all = all.concat(w.runs); });
-    return word(all, false, false).re;
+    return (q.adjacent = word(all, false, false, pos.map(function (w) { return w.text; }).join(" ")));
   }
   function partOf(starts, off) {  // which part of a session's texts holds record offset off
     var i = starts.length - 1;
     while (i > 0 && starts[i] > off) i--;
     return i;
   }
+  function rowOf(rows, at, key) {
+    if (at >= rows.length) throw damaged("d/" + key, "record " + (at + 1) + " of its part is missing");
+    return rows[at];
+  }
   function withRows(s, hits) {  // load the parts holding these hits' texts; set h.row
     var starts = s.c || [0], need = {};
     hits.forEach(function (h) { if (!h.row) need[partOf(starts, h.r - s.n)] = true; });
     return Promise.all(Object.keys(need).map(function (i) {
       return docs(s.k + "-" + i).then(function (rows) {
-        hits.forEach(function (h) { var off = h.r - s.n; if (partOf(starts, off) === +i) h.row = rows[off - starts[i]]; });
+        hits.forEach(function (h) { var off = h.r - s.n; if (partOf(starts, off) === +i) h.row = rowOf(rows, off - starts[i], s.k + "-" + i); });
       });
     }));
   }
@@ -340,15 +541,13 @@
   function verify(g, q) {
     var s = data.meta.sessions[g[0].s];
     var phrases = q.words.filter(function (w) { return !w.exclude && w.phrase; });
-    var adj = adjacentRe(q);
+    var adj = adjacentWord(q);
     var sure = !phrases.length && !g.some(function (h) { return h.check.length; });
     function passes(h) {
-      var row = h.row;
-      if (row.folded === undefined) row.folded = fold(row[3]);  // once per record, kept
-      var folded = row.folded;
-      if (phrases.some(function (w) { return !w.prefix && !w.re.test(folded); })) return false;
-      if (h.check.some(function (w) { return w.re.test(folded); })) return false;
-      h.adjacent = adj ? adj.test(folded) : false;
+      var row = h.row;  // its folded and spaced forms are kept: once per record
+      if (phrases.some(function (w) { return !w.prefix && !hasPhrase(row, w); })) return false;
+      if (h.check.some(function (w) { return hasPhrase(row, w); })) return false;
+      h.adjacent = adj ? hasPhrase(row, adj) : false;
       return true;
     }
     function check(hits) { return withRows(s, hits).then(function () { return hits.filter(passes); }); }
@@ -384,7 +583,7 @@
       return Promise.all(Object.keys(want).map(function (i) {
         return docs(s.k + "-" + i).then(function (rows) {
           loaded[i] = true;
-          g.forEach(function (h) { var off = h.r - s.n; if (!h.row && partOf(starts, off) === +i) h.row = rows[off - starts[i]]; });
+          g.forEach(function (h) { var off = h.r - s.n; if (!h.row && partOf(starts, off) === +i) h.row = rowOf(rows, off - starts[i], s.k + "-" + i); });
         });
       })).then(more);
     }
@@ -401,7 +600,7 @@
     return e;
   }
   // ---- snippets (query.py's snippet/window, textsafe's marks): DOM nodes, never markup
-  var WIDTH = 200, SPAN_CAP = 201, SPACE = " \t\n\r\f\v";
+  var WIDTH = 200, SPAN_CAP = 201;
   function codeClass(ranges) {  // "202a-202e 2066" → a character class; from textsafe's tables
     var parts = (ranges || "").split(" ").filter(Boolean).map(function (r) {
       return r.split("-").map(function (h) { return "\\u{" + h + "}"; }).join("-");
@@ -453,13 +652,11 @@
     var fm = foldMap(text), spans = [];
     q.words.forEach(function (w) {
       if (w.exclude) return;
-      var re = new RegExp(w.prefix ? escapeRe(w.runs[0][0]) : w.re.source, "gu"), m, found = 0;
-      while ((m = re.exec(fm.text))) {
-        if (m[0].length === 0) { re.lastIndex++; continue; }
-        var a = m.index, b = m.index + m[0].length - 1;
+      var n = w.prefix ? needle(w.runs[0][0]) : wordNeedle(w);
+      spacedSpans(fm.text, n, SPAN_CAP).forEach(function (sp) {
+        var a = sp[0], b = sp[1] - 1;
         spans.push(fm.where ? [fm.where[a], fm.where[b] + 1] : [a, b + 1]);
-        if (++found >= SPAN_CAP) break;
-      }
+      });
     });
     spans.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
     var w = windowOf(text, spans.length ? spans[0][0] : 0, WIDTH), start = w[0], end = w[1];
@@ -656,6 +853,8 @@
           readyPromise = null;
           throw new Error("this archive's search index is version " + v + " and this page reads version " + want + ": build the site again with piexport site");
         }
+        var why = metaProblem(data.meta);
+        if (why) { readyPromise = null; throw damaged("meta", why); }
       });
       load("entries").catch(function () { /* said by the query */ });
     }
@@ -667,6 +866,7 @@
   function setUrl(text) {
     try {
       var url = new URL(window.location.href);
+      text = cutQuery(text)[0];  // what is searched: no address longer than that
       if (text) url.searchParams.set("q", text); else url.searchParams.delete("q");
       window.history.replaceState(null, "", url.toString());
     } catch (e) { /* a browser that refuses: the box still works */ }
@@ -683,7 +883,7 @@
     search(box.value);
   });
   var initial = new URLSearchParams(window.location.search).get("q") || "";
-  box.value = initial;
+  box.value = cutQuery(initial)[0];  // what is searched (a link may hold far more)
   document.documentElement.classList.add("search-ready");
   search(initial);
 })();

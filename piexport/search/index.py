@@ -33,7 +33,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -70,20 +70,127 @@ def script(call: str, *args: Any) -> str:
 
 
 _CALL = re.compile(rb"\ApiexportSearch\.(\w+)\((.*)\);\n?\Z", re.S)
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""An index file bigger than this is not read: a site folder may come from someone else."""
+MAX_DOC_BYTES = 32 * 1024 * 1024
+"""A text part that inflates to more than this is damaged (or a compression bomb): the
+biggest this piexport writes is a few records and one of ``MAX_RECORD_CHARS`` characters,
+about 13 MB at worst. search.js stops at the same size."""
+
+
+class DamagedIndex(ValueError):
+    """An index file that is not as this piexport writes it (named in the message)."""
 
 
 def read_script(path: Path) -> tuple[str, list[Any]]:
     """The call and arguments of an index file (``piexport search --site``)."""
-    m = _CALL.match(path.read_bytes())
+    with path.open("rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        msg = f"{path}: over {MAX_FILE_BYTES // 2**20} MB, too big for a search index file"
+        raise DamagedIndex(msg)
+    m = _CALL.match(data)
     if not m:
-        msg = f"{path}: not a piexport search index file"
-        raise ValueError(msg)
+        msg = f"{path}: not a piexport search index file (cut short, or not one)"
+        raise DamagedIndex(msg)
     return m[1].decode(), orjson.loads(b"[" + m[2] + b"]")
 
 
-def unpack_docs(data: str) -> list[list[Any]]:
-    rows: list[list[Any]] = orjson.loads(zlib.decompress(base64.b64decode(data)))
+def unpack_docs(data: Any) -> list[list[Any]]:
+    """A text part's records ([entry id, DOM id, line, text]), inflated at most to
+    ``MAX_DOC_BYTES``: past that it is refused, having cost no more than that."""
+    if not isinstance(data, str):
+        raise DamagedIndex("a text part holds no text")
+    inflate = zlib.decompressobj()
+    raw = inflate.decompress(base64.b64decode(data, validate=True), MAX_DOC_BYTES)
+    if not inflate.eof:
+        if len(raw) >= MAX_DOC_BYTES:
+            msg = f"a text part inflates to more than {MAX_DOC_BYTES // 2**20} MB"
+            raise DamagedIndex(msg)
+        raise DamagedIndex("a text part is cut short")
+    rows = orjson.loads(raw)
+    if not isinstance(rows, list) or not all(
+        isinstance(r, list)
+        and len(r) == 4
+        and isinstance(r[0], str)
+        and isinstance(r[1], str)
+        and isinstance(r[2], int)
+        and isinstance(r[3], str)
+        for r in rows
+    ):
+        raise DamagedIndex("a text part holds rows that are not records")
     return rows
+
+
+_KEY = re.compile(r"[0-9a-f]{16}\Z")
+MAX_SHARDS = 65536
+
+
+def _ints(values: Any, low: int, high: int) -> bool:
+    """A list of integers, each from ``low`` up to (not including) ``high``."""
+    return isinstance(values, list) and all(_is_int(v) and low <= v < high for v in values)
+
+
+def meta_problem(meta: Any) -> str | None:
+    """What is wrong with ``meta.js``'s value (a site folder may come from someone else, its
+    index edited or damaged), or None. search.js checks the same."""
+    if not isinstance(meta, dict):
+        return "it holds no object"
+    shards, records = meta.get("shards"), meta.get("records")
+    if not _is_int(shards) or not 1 <= shards <= MAX_SHARDS:
+        return f"it says there are {shards!r} term shards"
+    if not _is_int(records) or records < 0:
+        return f"it says there are {records!r} records"
+    for name in ("tools", "models", "labels", "roles"):
+        names = meta.get(name)
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            return f"its {name} are not a list of names"
+    split = meta.get("split", {})
+    if not isinstance(split, dict) or not all(
+        isinstance(k, str) and _ints(v, 0, shards) for k, v in split.items()
+    ):
+        return "its split prefixes are not prefixes with shards"
+    sessions = meta.get("sessions")
+    if not isinstance(sessions, list):
+        return "its sessions are not a list"
+    at = 0
+    for i, s in enumerate(sessions):
+        if not (
+            isinstance(s, dict)
+            and isinstance(s.get("h"), str)
+            and isinstance(s.get("t"), str)
+            and (s.get("p") is None or isinstance(s.get("p"), str))
+            and (s.get("d") is None or (_is_int(s.get("d")) and abs(s["d"]) < 2**53))
+            and isinstance(s.get("k"), str)
+            and _KEY.match(s["k"])
+            and _is_int(s.get("n"))
+            and at <= s["n"] <= records
+            and _ints(s.get("c"), 0, records + 1)
+            and s["c"][:1] == [0]
+            and s["c"] == sorted(set(s["c"]))
+        ):
+            return f"its session {i + 1} is not one"
+        at = s["n"]
+    return None
+
+
+def entries_problem(entries: Any, meta: JSON) -> str | None:
+    """What is wrong with ``entries.js``'s value, given a sound meta, or None."""
+    if not isinstance(entries, dict):
+        return "it holds no object"
+    records = meta["records"]
+    limits = {
+        "k": 2 * len(ROLES),
+        "t": len(meta["tools"]),
+        "m": len(meta["models"]),
+        "l": len(meta["labels"]),
+    }
+    for key, high in limits.items():
+        if not _ints(entries.get(key), 0, high) or len(entries[key]) != records:
+            return f"its {key!r} column is not {records} numbers below {high}"
+    if not _ints(entries.get("w"), -(2**53), 2**53) or len(entries["w"]) != records:
+        return f"its times are not {records} numbers"
+    return None
 
 
 def write_session_index(
@@ -127,7 +234,7 @@ def write_session_index(
     write_atomic(out / CACHE / f"{key}.json", rows_json.decode())
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -241,20 +348,31 @@ class Postings:
 
     def _shard(self, n: int) -> dict[str, str]:
         if n not in self._read:
-            _, (_, shard) = read_script(self._site / "search" / "t" / f"{n}.js")
+            path = self._site / "search" / "t" / f"{n}.js"
+            _, (_, shard) = read_script(path)
+            if not isinstance(shard, dict) or not all(isinstance(v, str) for v in shard.values()):
+                raise DamagedIndex(f"{path}: not a term shard")
             self._read[n] = shard
         return self._read[n]
 
+    def _decode(self, n: int, text: str) -> list[int]:
+        try:
+            return decode_postings(text)
+        except ValueError as exc:
+            path = self._site / "search" / "t" / f"{n}.js"
+            raise DamagedIndex(f"{path}: a term's records are not numbers") from exc
+
     def term(self, term: str) -> list[int]:
-        text = self._shard(term_shard(term, self._shards, self._split)).get(term)
-        return decode_postings(text) if text else []
+        n = term_shard(term, self._shards, self._split)
+        text = self._shard(n).get(term)
+        return self._decode(n, text) if text else []
 
     def prefix(self, stem: str) -> list[int]:
         found: set[int] = set()
         for n in prefix_shards(stem, self._shards, self._split):
             for t, text in self._shard(n).items():
                 if t.startswith(stem):
-                    found.update(decode_postings(text))
+                    found.update(self._decode(n, text))
         return sorted(found)
 
 

@@ -13,7 +13,15 @@ from typing import Any
 from ..errors import InputError, PiexportError
 from ..read.loader import load_session
 from ..read.model import JSON
-from .index import INDEX_VERSION, Postings, read_script, unpack_docs
+from .index import (
+    INDEX_VERSION,
+    DamagedIndex,
+    Postings,
+    entries_problem,
+    meta_problem,
+    read_script,
+    unpack_docs,
+)
 from .query import (
     Candidate,
     Hit,
@@ -96,12 +104,24 @@ def _folder(
         yield str(path), session.title or path.name, rows
 
 
-_UNREADABLE = (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError, zlib.error)
+_UNREADABLE = (
+    OSError,
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    ArithmeticError,
+    RecursionError,
+    zlib.error,
+)
 """What a site index that this version cannot read raises while it is read or searched (an
 older piexport's, a copy with files missing, a damaged or hand-edited file)."""
 
 
 def _unreadable(site: Path, exc: BaseException) -> InputError:
+    if isinstance(exc, DamagedIndex):  # it names the file and the damage
+        return InputError(f"the site's search index cannot be read: {exc}; build the site again")
     where = getattr(exc, "filename", None) or site / "search"
     return InputError(
         f"{where}: the site's search index cannot be read ({exc}); build the site again"
@@ -127,7 +147,13 @@ def _site_index(site: Path) -> tuple[JSON, JSON]:
             f"{INDEX_VERSION}: build the site again with piexport site"
         )
         raise InputError(msg)
+    why = meta_problem(meta)
+    if why is not None:
+        raise DamagedIndex(f"{site / 'search' / 'meta.js'}: {why}")
     _, (entries,) = read_script(site / "search" / "entries.js")
+    why = entries_problem(entries, meta)
+    if why is not None:
+        raise DamagedIndex(f"{site / 'search' / 'entries.js'}: {why}")
     return meta, entries
 
 
@@ -164,10 +190,22 @@ def _texts(site: Path, s: JSON, offsets: Iterable[int]) -> dict[int, list[Any]]:
     wanted = set(offsets)
     found: dict[int, list[Any]] = {}
     for part in sorted({bisect_right(starts, off) - 1 for off in wanted}):
-        _, (_, packed) = read_script(site / "search" / "d" / f"{s['k']}-{part}.js")
-        for i, doc in enumerate(unpack_docs(packed), start=starts[part]):
+        path = site / "search" / "d" / f"{s['k']}-{part}.js"
+        _, (_, packed) = read_script(path)
+        try:
+            docs = unpack_docs(packed)
+        except (ValueError, zlib.error) as exc:
+            raise DamagedIndex(f"{path}: {exc}") from exc
+        end = starts[part + 1] if part + 1 < len(starts) else None
+        if end is not None and len(docs) != end - starts[part]:
+            raise DamagedIndex(f"{path}: it holds {len(docs)} records, not {end - starts[part]}")
+        for i, doc in enumerate(docs, start=starts[part]):
             if i in wanted:
                 found[i] = doc
+    missing = wanted - set(found)
+    if missing:
+        msg = f"{site / 'search' / 'd'}: the texts of record {min(missing)} of {s['h']} are missing"
+        raise DamagedIndex(msg)
     return found
 
 

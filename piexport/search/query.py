@@ -5,25 +5,46 @@
 - words: every word must match (case- and accent-insensitive); the last word also matches
   as a prefix unless the query ends in a space. When no entry has every word, entries with
   some of them are shown instead, most words first.
-- ``"exact phrase"``: the words in this order, nothing but spaces or punctuation between
-  them. A word made of several parts (``coupon_rounding``, ``v1.2``, ``优惠券``) is a phrase too.
+- ``"exact phrase"``: the words in this order, with spaces or punctuation between them
+  where the query has some (any amount, any kind: ``coupon rounding`` finds
+  ``coupon_rounding``, not ``couponrounding``). A word made of several parts
+  (``coupon_rounding``, ``v1.2``, ``优惠券``) is a phrase too. It is checked by a plain
+  substring search of the text with its separators made single spaces: linear in the text,
+  whatever the query.
 - ``-word`` / ``-"a phrase"``: leave out entries that have it.
 - filters: ``project:`` ``model:`` ``label:`` (part of the value), ``role:`` ``tool:`` (the
   name), ``after:DATE`` (on or after), ``before:DATE`` (before), ``is:error``. Values may be
   quoted. The same filter twice means either; different filters must all hold.
+
+A query is input from whoever sent the link (``search.html?q=``): past ``MAX_QUERY_CHARS``
+characters it is cut (at a space), past ``MAX_ITEMS`` words, phrases and filters the rest
+is left out, and so is a word whose terms would take the query past ``MAX_TERMS``; the
+query says so (``Query.errors``).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 
 from ..page.textsafe import HIDDEN, SELECTORS, plain_controls, selector_is_shown
 from .tokens import MAX_WORD, fold, fold_map, folded_terms, run_terms, runs
 
 FILTERS = ("project", "model", "role", "tool", "label", "after", "before", "is")
+MAX_QUERY_CHARS = 1000
+"""Characters (code points) of a query read at most; search.js reads as many."""
+MAX_ITEMS = 32
+"""Words, phrases and filters of a query used at most; search.js uses as many."""
+MAX_TERMS = 64
+"""Index terms a query's words look up at most (a Chinese word of n characters is n-1 terms):
+each may be a shard file the search page loads."""
+SPACE = " \t\n\r\f\v"
+"""What a query is cut at, and where a snippet may start or end: ASCII white space
+(search.js uses the same)."""
 
 _ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
 
@@ -36,6 +57,13 @@ class Word:
     """(folded run, spaceless) in order."""
     prefix: bool = False
     exclude: bool = False
+    text: str = ""
+    """The word as :func:`spaced` text shows it (the runs, a space where the query had
+    anything between two of them); what a phrase is found as. Empty: the runs, spaced."""
+
+    @property
+    def pattern(self) -> str:
+        return self.text or " ".join(r for r, _ in self.runs)
 
     @property
     def terms(self) -> list[str]:
@@ -77,10 +105,42 @@ def day_ms(text: str) -> int | None:
     return int(d.timestamp() * 1000)
 
 
+def _cut(text: str, q: Query) -> str:
+    """The query as far as it is read: ``MAX_QUERY_CHARS`` code points, cut at the last
+    space before that (mid-word only when there is none)."""
+    if len(text) <= MAX_QUERY_CHARS:
+        return text
+    kept = text[:MAX_QUERY_CHARS]
+    if text[MAX_QUERY_CHARS] not in SPACE:
+        space = max(kept.rfind(c) for c in SPACE)
+        if space > 0:
+            kept = kept[:space]
+    q.errors.append(
+        f"the query is cut at {MAX_QUERY_CHARS} characters: "
+        f"{len(text) - len(kept):,} characters after them are left out"
+    )
+    return kept
+
+
+def _shown(value: str) -> str:
+    return value if len(value) <= 80 else value[:79] + "…"
+
+
 def parse(text: str) -> Query:
     q = Query()
+    text = _cut(text, q)
     last_can = -1
+    items = 0
+    looked_up: set[str] = set()
     for m in _ITEM.finditer(text):
+        if items >= MAX_ITEMS:
+            left = sum(1 for _ in _ITEM.finditer(text, m.start()))
+            q.errors.append(
+                f"only the first {MAX_ITEMS} words, phrases and filters are searched: "
+                f"{left:,} more left out"
+            )
+            break
+        items += 1
         minus, key, quoted, bare = m.groups()
         value = quoted if quoted is not None else bare
         if key is not None and key.lower() in FILTERS and not minus:
@@ -102,24 +162,83 @@ def parse(text: str) -> Query:
             continue
         if any(not spaceless and len(r) > MAX_WORD for r, spaceless in folded):
             q.errors.append(
-                f"{value!r} is left out: words over {MAX_WORD} characters (hashes, base64) "
-                "are not indexed"
+                f"{_shown(value)!r} is left out: words over {MAX_WORD} characters (hashes, "
+                "base64) are not indexed"
             )
             last_can = -1  # the word typed last is this one, not a prefix before it
             continue
         can = quoted is None and not minus and len(folded) == 1 and not folded[0][1]
-        q.words.append(Word(folded, prefix=can and len(folded[0][0]) >= 2, exclude=bool(minus)))
+        pattern = spaced(fold(value)).strip(" ")
+        w = Word(folded, prefix=can and len(folded[0][0]) >= 2, exclude=bool(minus), text=pattern)
+        if len(looked_up.union(w.terms)) > MAX_TERMS:  # each term may be a shard to load
+            q.errors.append(
+                f"{_shown(value)!r} is left out: a query looks up at most {MAX_TERMS} "
+                "terms in the index"
+            )
+            last_can = -1
+            continue
+        looked_up.update(w.terms)
+        q.words.append(w)
         last_can = len(q.words) - 1 if can else -1
     # only the last word is a prefix, and only while it is still being typed
     for i, w in enumerate(q.words):
         if w.prefix and (i != last_can or text[-1:].isspace()):
-            q.words[i] = Word(w.runs, prefix=False, exclude=w.exclude)
+            q.words[i] = Word(w.runs, prefix=False, exclude=w.exclude, text=w.text)
     return q
 
 
-def phrase_pattern(word: Word) -> re.Pattern[str]:
-    """The word's runs in order in folded text, separated by anything but letters and digits."""
-    return re.compile(r"[\W_]*".join(re.escape(r) for r, _ in word.runs))
+_SEPARATORS = re.compile(r"[\W_]+")
+r"""What separates words: anything but letters and digits (search.js: ``[^\p{L}\p{N}]``)."""
+
+
+@lru_cache(maxsize=8)
+def spaced(folded: str) -> str:
+    """Folded text with each run of characters that are not letters or digits made one
+    space: where phrases are found, by a substring search (a record is looked at for its
+    words, its phrase and its adjacency in turn: the last few are kept)."""
+    return _SEPARATORS.sub(" ", folded)
+
+
+def has_phrase(text: str, word: Word) -> bool:
+    """Whether folded ``text`` holds the word as a phrase (see the module's docstring)."""
+    return word.pattern in spaced(text)
+
+
+def spaced_spans(folded: str, pattern: str, cap: int) -> list[tuple[int, int]]:
+    """Where ``pattern`` is found in ``spaced(folded)`` (one after another, at most
+    ``cap``), as spans of ``folded``."""
+    text = spaced(folded)
+    hits: list[int] = []
+    at = text.find(pattern) if pattern else -1
+    while at >= 0 and len(hits) < cap:
+        hits.append(at)
+        at = text.find(pattern, at + len(pattern))
+    if not hits:
+        return []
+    # spaced text is folded text whose separator runs are one character: map back, looking
+    # at the separators only as far as the last hit
+    last = hits[-1] + len(pattern)
+    starts: list[int] = []  # where each separator run starts, in spaced text
+    folded_at: list[int] = []  # and in folded text
+    ends: list[int] = []  # where it ends in folded text
+    shift = 0
+    for m in _SEPARATORS.finditer(folded):
+        if m.start() - shift > last:
+            break
+        starts.append(m.start() - shift)
+        folded_at.append(m.start())
+        ends.append(m.end())
+        shift += m.end() - m.start() - 1
+
+    def to_folded(i: int) -> int:
+        k = bisect_right(starts, i) - 1
+        if k < 0:
+            return i
+        if starts[k] == i:
+            return folded_at[k]
+        return ends[k] + (i - starts[k] - 1)
+
+    return [(to_folded(a), to_folded(a + len(pattern) - 1) + 1) for a in hits]
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +262,7 @@ def has_word(c: Candidate, w: Word) -> bool:
         return any(t.startswith(stem) for t in c.terms)
     if not all(t in c.terms for t in w.terms):
         return False
-    return not w.is_phrase or phrase_pattern(w).search(c.folded) is not None
+    return not w.is_phrase or has_phrase(c.folded, w)
 
 
 def passes_filters(c: Candidate, filters: dict[str, list[str]]) -> bool:
@@ -185,8 +304,12 @@ def adjacent(c: Candidate, q: Query) -> bool:
     pos = q.positive
     if len(pos) < 2:
         return False
-    joined = Word(tuple(r for w in pos for r in w.runs))
-    return phrase_pattern(joined).search(c.folded) is not None
+    return has_phrase(c.folded, joined(pos))
+
+
+def joined(words: Sequence[Word]) -> Word:
+    """Several words as one phrase: each after the one before, with a separator."""
+    return Word(tuple(r for w in words for r in w.runs), text=" ".join(w.pattern for w in words))
 
 
 @dataclass(slots=True)
@@ -228,8 +351,6 @@ def group(hits: Iterable[Hit]) -> list[list[Hit]]:
     return out
 
 
-SPACE = " \t\n\r\f\v"
-"""Where a snippet may start or end: ASCII white space (search.js uses the same)."""
 SPAN_CAP = 201
 """Matches of one word looked at per text: a window of 200 characters holds no more."""
 
@@ -238,14 +359,9 @@ def _spans(text: str, q: Query) -> list[tuple[int, int]]:
     folded, where = fold_map(text)
     spans: list[tuple[int, int]] = []
     for w in q.positive:
-        pat = re.compile(re.escape(w.runs[0][0])) if w.prefix else phrase_pattern(w)
-        found = 0
-        for m in pat.finditer(folded):
-            if m.end() > m.start():
-                spans.append((where[m.start()], where[m.end() - 1] + 1))
-                found += 1
-                if found >= SPAN_CAP:
-                    break
+        pattern = w.runs[0][0] if w.prefix else w.pattern
+        for a, b in spaced_spans(folded, pattern, SPAN_CAP):
+            spans.append((where[a], where[b - 1] + 1))
     spans.sort()
     return spans
 
