@@ -253,3 +253,37 @@ def test_a_first_build_that_fails_is_raised_not_watched(tmp_path: Path) -> None:
             tmp_path / "nowhere", tmp_path / "o", stop=threading.Event(), on_error=seen.append
         )
     assert seen == []
+
+
+@pytest.mark.parametrize("how", ["deleted", "renamed-over", "project-folder"])
+def test_a_sessions_folder_deleted_and_made_again_is_followed(tmp_path: Path, how: str) -> None:
+    """The folder watched goes away and comes back (``rm -rf`` and a restore, a ``mv`` of a
+    new copy over it, a project folder made again): the watch follows the new folder, so
+    the deleted sessions' pages go and the new ones come, with no ``--poll`` (issue 27)."""
+    import shutil
+
+    root = tmp_path / "s"
+    source = copy_shop(root)
+    with live_site(root, tmp_path / "o") as live:
+        old_page = live.page_of(source)
+        fresh = tmp_path / "fresh"
+        copy_shop(fresh)
+        for f in (fresh / source.parent.name).glob("*.jsonl"):
+            f.rename(f.with_name("new-" + f.name))
+        if how == "deleted":
+            shutil.rmtree(root)
+            live.wait(lambda: live.state.last is not None and not root.exists())
+            fresh.rename(root)
+        elif how == "renamed-over":
+            shutil.rmtree(root)
+            fresh.rename(root)
+        else:  # only the project folder, inside the watched root
+            shutil.rmtree(source.parent)
+            (fresh / source.parent.name).rename(source.parent)
+        new = sorted((root / source.parent.name).glob("new-*.jsonl"))[0]
+        live.wait(lambda: not old_page.exists())
+        live.wait(lambda: any(live.out.glob(f"*/{new.stem}.html")))
+        # and it goes on following the new folder
+        append(new, message_line(new, "written into the new folder", 1))
+        page = live.page_of(new)
+        live.wait(lambda: "written into the new folder" in page.read_text(encoding="utf-8"))

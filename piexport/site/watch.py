@@ -84,8 +84,6 @@ def watch_site(
     project filter…). The first build's error is raised: with no site there is nothing to
     keep current. A later build's error (e.g. the output folder became unwritable) is passed
     to ``on_error`` and the watch goes on; the next change tries again."""
-    from watchfiles import watch
-
     root = root.expanduser()
     state = state if state is not None else WatchState()
 
@@ -109,9 +107,38 @@ def watch_site(
             on_build(report)
 
     build(first=True)
-    if stop.is_set():
-        return state
-    watched = root.parent if root.is_file() else root
+    # The file system watch follows the folder it was given, not its name: a sessions
+    # folder deleted and made again (a restore, a new copy moved into place) gets no watch
+    # of its own. So each wake also looks at what the name holds now, and when the folder
+    # went or another took its place, the watch is made again on what is there.
+    while not stop.is_set():
+        watched = root.parent if root.is_file() else root
+        armed = _identity(watched)
+        if armed is None:  # gone: the site stays as last built until the folder is back
+            stop.wait(WAKE_MS / 1000)
+            continue
+        if not _watch_folder(
+            root, watched, armed, state, build, stop, force_polling, debounce_ms, growing_seconds
+        ):
+            break
+    return state
+
+
+def _watch_folder(
+    root: Path,
+    watched: Path,
+    armed: tuple[int, int],
+    state: WatchState,
+    build: Callable[[], None],
+    stop: threading.Event,
+    force_polling: bool | None,
+    debounce_ms: int,
+    growing_seconds: float,
+) -> bool:
+    """Build whenever a session under ``watched`` changes, until ``stop`` is set (False) or
+    ``watched`` is no longer the folder ``armed`` names (True: watch it again)."""
+    from watchfiles import Change, watch
+
     # a polling watcher compares modification times at a coarse grain (a second on some
     # file systems), so two appends within one can look like one: when polling anyway, each
     # wake also compares the sessions' sizes and times with those of the last build
@@ -134,7 +161,12 @@ def watch_site(
         force_polling=force_polling,
     ):
         if stop.is_set():
-            break
+            return False
+        gone = any(c == Change.deleted and Path(p) == watched for c, p in changes)
+        if gone or _identity(watched) != armed:
+            if root.exists():  # another folder in its place: what it holds, now
+                build()
+            return True
         now = time.monotonic()
         if changes:
             last_change = now
@@ -148,8 +180,17 @@ def watch_site(
         build()
         state.ready = True
         if stop.is_set():
-            break
-    return state
+            return False
+    return False
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which folder a path names now (device and inode), or None when it names none."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _snapshot(root: Path) -> dict[Path, tuple[int, int]]:
