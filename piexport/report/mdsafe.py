@@ -14,12 +14,20 @@ become HTML there. Text from a session goes out in one of four ways:
 In all of them line ends are normalised (a lone CR is a line end to CommonMark) and bidi
 controls and invisible characters are shown as marks
 (:func:`~piexport.page.textsafe.plain_controls`).
+
+An ``@name`` (or ``@org/team``) in text notifies that person when the Markdown is posted
+as a pull-request comment: GitHub and GitLab link mentions in the text of the rendered
+HTML, after entities are decoded (``&#64;name`` still notifies), and never inside ``code``,
+``pre`` or links. So a mention outside code goes out as a code span: shown as written,
+notifying nobody. Message text is parsed again to check that none is left; one that is
+goes out fenced.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -84,16 +92,45 @@ def code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
+_MENTION = re.compile(r"(?<![A-Za-z0-9_])@[A-Za-z0-9][A-Za-z0-9_-]*(?:/[A-Za-z0-9][\w.-]*)?")
+"""What GitHub reads as a mention (of a person, or a team: ``@org/team``): ``@`` after
+anything but an ASCII letter, digit or underscore, then a name."""
+_AT_ENTITY = re.compile(r"&(?:#0*64|#[xX]0*40|commat);")
+"""``@`` written as an entity: a mention once GitHub decodes it."""
+_URL_WORD = re.compile(r"(?:(?<=[\s*_~(])|^)(?:(?:https?|ftp)://|www\.)\S*", re.I | re.M)
+"""A URL GitHub makes a link of (GFM's extended autolinks): a mention in it is in a link.
+(An e-mail address holds no mention: its ``@`` follows a letter or a digit.)"""
+
+
+def _outside_mentions(text: str, plain: Callable[[str], str], mention: Callable[[str], str]) -> str:
+    """``text`` with each mention through ``mention`` and the rest through ``plain``."""
+    urls = [(m.start(), m.end()) for m in _URL_WORD.finditer(text)] if "@" in text else []
+    out, last = [], 0
+    for m in _MENTION.finditer(text):
+        if any(a <= m.start() < b for a, b in urls):
+            continue
+        out += [plain(text[last : m.start()]), mention(m.group())]
+        last = m.end()
+    out.append(plain(text[last:]))
+    return "".join(out)
+
+
 def inline_text(text: str) -> str:
-    """Plain text on one line of our own Markdown: nothing in it is syntax."""
-    return _INLINE_SYNTAX.sub(r"\\\1", " ".join(plain_controls(newlines(text)).split()))
+    """Plain text on one line of our own Markdown: nothing in it is syntax, and a mention
+    is a code span (it notifies nobody)."""
+    flat = " ".join(plain_controls(newlines(text)).split())
+    return _outside_mentions(flat, lambda t: _INLINE_SYNTAX.sub(r"\\\1", t), lambda m: f"`{m}`")
+
+
+def _html_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def html_text(text: str) -> str:
     """Text inside our own HTML (a ``<summary>``): escaped, and on one line, since a blank
-    line would end the HTML block and leave the rest to Markdown."""
+    line would end the HTML block and leave the rest to Markdown; a mention in ``<code>``."""
     text = " ".join(plain_controls(newlines(text)).split())
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _outside_mentions(text, _html_escape, lambda m: f"<code>{_html_escape(m)}</code>")
 
 
 def message_markdown(text: str) -> str:
@@ -104,11 +141,18 @@ def message_markdown(text: str) -> str:
     fence left open is closed. The result is parsed
     again to check: what still is not safe goes out fenced, as written."""
     text = plain_controls(newlines(text))
+    safe = _no_html(text)
+    if safe is not None and (_MENTION.search(safe) or _AT_ENTITY.search(safe)):
+        safe = _quiet_mentions(safe)
+    return code_fence(text) if safe is None else safe
+
+
+def _no_html(text: str) -> str | None:
+    """``message_markdown`` but for mentions: None where the text goes out fenced."""
     if "<" not in text and "![" not in text and not _FENCE_LINE.search(text):
         return text  # nothing that could become HTML or run past its end: the usual case
     if len(text) > MAX_CHECKED or text.count("[") > MAX_BRACKETS:
-        return code_fence(text)
-    written = text
+        return None
     for _ in range(3):
         tokens = _github().parse(text + "\n\n" + _SENTINEL)
         if max(t.level for t in tokens) >= _github().options.maxNesting - 2:
@@ -121,7 +165,89 @@ def message_markdown(text: str) -> str:
             text = _escape_html_starts(text, regions)
         elif not closes:
             text = _close_fence(text, tokens)
-    return code_fence(written)
+    return None
+
+
+_REFERENCE = re.compile(r" {0,3}\[[^\]]*\]:")
+_DESTINATION = re.compile(r"\]\([^)\s]*(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
+_AUTOLINK = re.compile(r"<[^<>\s]*>")
+
+
+def _quiet_mentions(text: str) -> str | None:
+    """Every mention in Markdown text outside code, links and URLs made a code span (one
+    longer than any backtick run in the text, so it pairs with none of them); None when a
+    mention is still in the text GitHub would render (the caller then fences it all)."""
+    if len(text) > MAX_CHECKED or text.count("[") > MAX_BRACKETS:
+        return None
+    tokens = _github().parse(text)
+    code = _code_lines(tokens)
+    lines = text.split("\n")
+    longest = [max((len(m) for m in _BACKTICKS.findall(line)), default=0) for line in lines]
+    for t in tokens:  # a code span may run over the lines of its paragraph, not further
+        if t.type == "inline" and t.map is not None:
+            most = max(longest[t.map[0] : t.map[1]], default=0)
+            longest[t.map[0] : t.map[1]] = [most] * (t.map[1] - t.map[0])
+    for i, line in enumerate(lines):
+        if i in code or _REFERENCE.match(line) or not _MENTION.search(line):
+            continue
+        ticks = "`" * (longest[i] + 1)
+        kept = _kept_spans(line)
+        out, last = [], 0
+        for m in _MENTION.finditer(line):
+            if any(a <= m.start() < b for a, b in kept):
+                continue
+            out += [line[last : m.start()], f"{ticks}{m.group()}{ticks}"]
+            last = m.end()
+        lines[i] = "".join(out) + line[last:]
+    quiet = "\n".join(lines)
+    return quiet if not _mentions_left(quiet) else None
+
+
+def _code_lines(tokens: list[Token]) -> set[int]:
+    """Lines of code blocks and fences, where nothing is a mention."""
+    out: set[int] = set()
+    for t in tokens:
+        if t.type in ("fence", "code_block") and t.map is not None:
+            out.update(range(t.map[0], t.map[1]))
+    return out
+
+
+def _kept_spans(line: str) -> list[tuple[int, int]]:
+    """Where in a line a mention is no mention: code spans, link destinations, autolinks
+    and words GitHub makes links of."""
+    spans = [(m.start(), m.end()) for m in _DESTINATION.finditer(line)]
+    spans += [(m.start(), m.end()) for m in _AUTOLINK.finditer(line)]
+    spans += [(m.start(), m.end()) for m in _URL_WORD.finditer(line)]
+    runs: dict[int, list[tuple[int, int]]] = {}
+    for m in _BACKTICKS.finditer(line):
+        runs.setdefault(len(m.group()), []).append((m.start(), m.end()))
+    for run in _BACKTICKS.finditer(line):
+        close = _matching_run(runs[len(run.group())], run.end())
+        if close is not None:
+            spans.append((run.start(), close))
+    return spans
+
+
+def _mentions_left(text: str) -> bool:
+    """Whether GitHub would find a mention in the text of ``text`` rendered: in text that
+    is not code, not in a link, not a URL or an e-mail address."""
+    for block in _github().parse(text):
+        if block.type != "inline":
+            continue
+        links, run = 0, []
+        for t in [*(block.children or []), None]:
+            if t is not None and t.type == "link_open":
+                links += 1
+            elif t is not None and t.type == "link_close":
+                links -= 1
+            if t is not None and links == 0 and t.type in ("text", "softbreak", "hardbreak"):
+                run.append(t.content if t.type == "text" else "\n")
+                continue
+            shown = _URL_WORD.sub(" ", "".join(run))
+            if _MENTION.search(shown):
+                return True
+            run = []
+    return False
 
 
 def _html_regions(tokens: list[Token]) -> list[tuple[int, int]]:
