@@ -17,7 +17,7 @@ from .errors import InputError, PiexportError
 from .output import write_atomic
 from .page.outline import render_tree_text, terminal_safe
 from .read.context import build_session_context
-from .read.jsonutil import dumps
+from .read.jsonutil import output_json
 from .read.loader import load_session
 from .read.model import Session
 from .read.selection import Selection, SelectionError, sharing_notice
@@ -284,7 +284,7 @@ def context_command(file: str, leaf_id: str | None, strict: bool) -> None:
     session = _load(file)
     if leaf_id is not None and leaf_id not in session.by_id:
         raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
-    click.echo(dumps(build_session_context(session, leaf_id)))
+    click.echo(output_json(build_session_context(session, leaf_id)))
     _report(session, strict)
 
 
@@ -323,7 +323,7 @@ def info_command(file: str, as_json: bool, strict: bool) -> None:
     session = _load(file)
     facts = session_facts(session)
     if as_json:
-        click.echo(dumps(facts))
+        click.echo(output_json(facts))
     else:
         for key, value in facts.items():
             if isinstance(value, dict):
@@ -570,7 +570,7 @@ def search_command(
     if limit:
         hits = hits[:limit]
     if fmt == "json":
-        click.echo(dumps({"complete": complete, "matches": [h.as_json(q) for h in hits]}))
+        click.echo(output_json({"complete": complete, "matches": [h.as_json(q) for h in hits]}))
     else:
         if not complete and hits:
             click.echo("piexport: no entry has every word; entries with some of them:", err=True)
@@ -716,7 +716,7 @@ def summary_command(
         raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
     session, redacted = share_session(session, redactor)
     if fmt == "json":
-        text = dumps(summary_json(session, leaf_id))
+        text = output_json(summary_json(session, leaf_id))
     else:
         text = summary_markdown(session, leaf_id, link)
     if redactor is not None:
@@ -742,7 +742,7 @@ def _print_report(
     its lines made safe for a terminal; then the file's problems."""
     session = _load(file)
     if as_json is not None:
-        click.echo(dumps(as_json(session)))
+        click.echo(output_json(as_json(session)))
     else:
         for line in as_lines(session):
             click.echo(terminal_safe(line))
@@ -788,7 +788,7 @@ def compare_command(file: str, leaf_a: str, leaf_b: str, fmt: str, strict: bool)
         found.append(leaf)
     result = compare(session, found[0], found[1])
     if fmt == "json":
-        click.echo(dumps(result.as_json()))
+        click.echo(output_json(result.as_json()))
     else:
         click.echo(compare_markdown(session, result), nl=False)
     _report(session, strict)
@@ -1132,7 +1132,7 @@ def shares_command(fmt: str) -> None:
     for problem in log.problems:
         click.echo(terminal_safe(problem), err=True)
     if fmt == "json":
-        click.echo(dumps([r.as_json() for r in records]))
+        click.echo(output_json([r.as_json() for r in records]))
         return
     if not records:
         click.echo(f"no shares recorded in {log.path}", err=True)
@@ -1202,7 +1202,7 @@ def usage_command(
     except InputError as exc:
         raise Failure(str(exc)) from exc
     if fmt == "json":
-        click.echo(dumps(report.as_json()))
+        click.echo(output_json(report.as_json()))
     elif fmt == "csv":
         click.echo(format_csv(report), nl=False)
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import orjson
@@ -104,6 +105,24 @@ def _default(value: Any) -> Any:
     raise TypeError
 
 
+_HIDDEN = re.compile(
+    "[\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u180b-\u180f\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb\uffa0"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+"""What JSON writers leave raw and a reader of the JSON does not see, or sees changed: C1
+controls (U+009B starts a terminal escape), bidi controls, characters that draw as nothing
+(zero-width, fillers, variation selectors, tags), line and paragraph separators."""
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 def dumps(value: Any, *, indent: bool = True) -> str:
     """Serialise as strict JSON (what ``orjson.loads`` accepts): orjson when it can; past
     64-bit integers or 255 levels of nesting, a plain writer with no depth limit."""
@@ -113,6 +132,15 @@ def dumps(value: Any, *, indent: bool = True) -> str:
         return orjson.dumps(value, default=_default, option=opts).decode()
     except TypeError:
         return _dumps_any(value, indent)
+
+
+def output_json(value: Any, *, indent: bool = True) -> str:
+    """:func:`dumps` for JSON that leaves piexport (printed, written to a file, read by
+    another program): hidden characters (``_HIDDEN``) written as ``\\u`` escapes, the same
+    JSON to a reader and nothing a terminal or an editor would act on or hide. (Pages show
+    those characters as marks where they show text, and keep their JSON as it was.)"""
+    text = dumps(value, indent=indent)
+    return text if text.isascii() else _HIDDEN.sub(_escape, text)
 
 
 def _scalar(value: Any) -> str:

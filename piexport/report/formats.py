@@ -11,7 +11,7 @@ from typing import Any
 
 from ..page.outline import pair_tool_results, tool_call_summary
 from ..read.context import build_session_context
-from ..read.jsonutil import dumps
+from ..read.jsonutil import dumps, output_json
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.system import current_system, describe_update, leading_system_ids
 from .mdsafe import code_fence, code_span, html_text, inline_text, message_markdown
@@ -245,4 +245,4 @@ def session_json(session: Session, leaf_id: str | None = None) -> str:
             {"line": d.line, "level": d.level, "message": d.message} for d in session.diagnostics
         ],
     }
-    return dumps(data) + "\n"
+    return output_json(data) + "\n"

@@ -24,7 +24,7 @@ import orjson
 import platformdirs
 
 from ..errors import OutputError
-from ..read.jsonutil import dumps
+from ..read.jsonutil import output_json
 
 __all__ = ["STATE_ENV", "ShareLog", "ShareRecord", "default_log_path", "now_iso", "state_dir"]
 
@@ -190,7 +190,7 @@ class ShareLog:
                 self.problems.append(f"{self.path}:{i}: not a JSON object")
 
     def _append(self, obj: dict[str, Any]) -> None:
-        line = (dumps(obj, indent=False) + "\n").encode("utf-8", "surrogateescape")
+        line = (output_json(obj, indent=False) + "\n").encode("utf-8", "surrogateescape")
         with self._locked() as fd:
             try:
                 view = memoryview(line)

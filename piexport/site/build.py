@@ -27,7 +27,7 @@ from .. import __version__
 from ..errors import InputError, PiexportError
 from ..output import sweep_stale, write_atomic
 from ..read.figures import chartable, utc_text
-from ..read.jsonutil import dumps, finite_number
+from ..read.jsonutil import finite_number, output_json
 from ..read.lineage import Link, SessionFile, read_session_file, relate
 from ..read.loader import loads_exact, may_hold_wide_int
 from ..read.model import JSON, Session
@@ -1183,7 +1183,7 @@ def _save_manifest(
         "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "sessions": [r.as_json() for r in sorted(records.values(), key=lambda r: r.source)],
     }
-    text = dumps(data)  # any integer, however a session's figures add up
+    text = output_json(data)  # any integer, however a session's figures add up
     if redactor is not None:
         from ..page.export import check_output
 
