@@ -122,18 +122,18 @@ def test_every_place_a_usage_lives_is_checked_with_its_line(tmp_path: Path) -> N
 
 
 def test_impossible_figures_are_left_out_of_the_totals(tmp_path: Path) -> None:
-    path = write(
-        tmp_path / "s.jsonl",
-        [
-            msg("u1", None, "user", "hi", 1),
-            answer("a1", "u1", usage(5, 0.25)),
-            answer("a2", "a1", usage(-500, -4.5), 3),
-            answer("a3", "a2", usage(2**63 - 1), 4),
-        ],
-    )
-    fig = file_figures(load_session(path))
-    assert fig.tokens["input"] == 5 and fig.tokens["total"] == 5
-    assert fig.cost == 0.25
+    """The totals are those of the one usage that may be true, whatever else the session
+    holds (in every place a usage lives)."""
+    good = [msg("u1", None, "user", "hi", 1), answer("a1", "u1", usage(5, 0.25))]
+    alone = file_figures(load_session(write(tmp_path / "good.jsonl", good)))
+    (case,) = [c for c in figure_cases() if c.name.startswith("negative")]
+    bad = [r for r in map(orjson.loads, case.data.splitlines()) if r["id"] in case.valid[5:]]
+    path = write(tmp_path / "s.jsonl", [*good, *bad])
+    session = load_session(path)
+    assert sum("left out of every total" in d.message for d in session.diagnostics) == 6
+    fig = file_figures(session)
+    assert fig.tokens == alone.tokens and fig.tokens["input"] == 5
+    assert fig.cost == alone.cost == 0.25
 
 
 # --- a time no calendar or chart holds --------------------------------------------------------
@@ -185,10 +185,11 @@ def test_tokens_past_64_bits_leave_a_manifest_and_a_server(tmp_path: Path) -> No
     out = tmp_path / "o"
     report = build_site(root, out, jobs=1)
     assert report.failed == []
-    manifest = orjson.loads((out / MANIFEST).read_bytes().replace(b"  ", b""))
+    manifest = json.loads((out / MANIFEST).read_bytes())  # exact: orjson rounds past 2^64
     tokens = {s["source"].rsplit("/", 1)[-1]: s["summary"]["tokens"] for s in manifest["sessions"]}
     assert tokens["bad0.jsonl"] == 0  # left out, named on its page
-    assert tokens["bad1.jsonl"] == 3000 * MAX_TOKENS > 2**64  # written exactly all the same
+    whole = file_figures(load_session(root / "--home-alice-src-demo--" / "bad1.jsonl"))
+    assert tokens["bad1.jsonl"] == whole.tokens["total"] > 2**64  # written exactly all the same
     assert build_site(root, out, jobs=1).unchanged == 3
     index = (out / "index.html").read_text(encoding="utf-8")
     assert min(heights(index)) >= 0
@@ -234,18 +235,18 @@ def test_a_row_that_cannot_be_drawn_is_named_and_the_rest_is_written(
 
 
 def test_a_damaged_search_part_is_named_and_the_rest_is_indexed(tmp_path: Path) -> None:
-    from piexport.search.index import CACHE
+    from piexport.search.index import CACHE, session_key
 
     root = archive(tmp_path / "s", [answer("a1", "u1", usage())])
     out = tmp_path / "o"
     build_site(root, out, jobs=1)
-    parts = sorted((out / CACHE).glob("*.json"))
-    data = orjson.loads(parts[0].read_bytes())
+    (page,) = out.glob("*/bad0.html")
+    part = out / CACHE / f"{session_key(page.relative_to(out).as_posix())}.json"
+    data = orjson.loads(part.read_bytes())
     data["rows"][0][4] = "yesterday"
-    parts[0].write_bytes(orjson.dumps(data))
-    (root / "--home-alice-src-demo--" / "new.jsonl").write_bytes(
-        (root / "--home-alice-src-demo--" / "good.jsonl").read_bytes()
-    )
+    part.write_bytes(orjson.dumps(data))
+    folder = root / "--home-alice-src-demo--"  # a session more: the index is merged again
+    write(folder / "new.jsonl", [msg("u1", None, "user", "a new one", 1)], "n1")
     report = build_site(root, out, jobs=1)
     assert len(report.failed) == 1 and "left out of the search index" in report.failed[0][1]
     meta = (out / "search" / "meta.js").read_text(encoding="utf-8")
