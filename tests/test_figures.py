@@ -117,8 +117,8 @@ def test_every_place_a_usage_lives_is_checked_with_its_line(tmp_path: Path) -> N
     assert "input -500 is negative" in named[session.by_id["n1"].line]
     assert "cost.total 1e+300 is over" in named[session.by_id["n2"].line]
     assert "compaction usage" in named[session.by_id["ce"].line]
-    assert "branch_summary usage" in named[session.by_id["be"].line]
-    assert "usage usage" in named[session.by_id["ue"].line]
+    assert "branch summary usage" in named[session.by_id["be"].line]
+    assert "usage entry" in named[session.by_id["ue"].line]
 
 
 def test_impossible_figures_are_left_out_of_the_totals(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -91,16 +92,62 @@ def usage_is_valid(usage: Any) -> bool:
     return isinstance(usage, dict) and next(usage_problems(usage), None) is None
 
 
-def usages(obj: JSON) -> Iterator[tuple[str, Any]]:
-    """(where, usage object) of every usage a record holds: an assistant message's or a tool
-    result's ``message.usage``, a ``usage`` entry's, a compaction's or branch summary's."""
-    kind = obj.get("type")
+USAGE_KINDS = {
+    "assistant": "turns",
+    "toolResult": "tool work",
+    "compaction": "compaction summaries",
+    "branch_summary": "branch summaries",
+}
+"""What each kind of usage is called in a breakdown: the model's turns (assistant messages),
+model work a tool did itself (a tool result's ``usage``), the cost of writing a compaction or a
+branch summary; ``usage`` entries are called by their own ``kind`` (``cache_warm``, …)."""
+
+
+@dataclass(frozen=True, slots=True)
+class UsageSource:
+    """One usage object in a session, and what it paid for."""
+
+    kind: str
+    """``turns``, ``tool work``, ``compaction summaries``, ``branch summaries``, or a ``usage``
+    entry's own kind (``cache_warm``)."""
+    model: str | None
+    """``provider/model`` where the record names one (assistant messages, usage entries)."""
+    usage: Any
+
+
+def model_name(record: JSON) -> str | None:
+    """``provider/model`` of a record naming a model (an assistant message, a usage entry)."""
+    model = record.get("model")
+    if not isinstance(model, str) or not model:
+        return None
+    provider = record.get("provider")
+    return f"{provider}/{model}" if isinstance(provider, str) and provider else model
+
+
+def usage_source(record: JSON) -> UsageSource | None:
+    """The usage a record (an entry as the file holds it) carries, where pi 1.5's session
+    totals count one: an assistant message's, a tool result's own (nested model work), a
+    compaction's or branch summary's (writing the summary), and every ``usage`` entry,
+    whatever its kind. None for anything else."""
+    kind = record.get("type")
     if kind == "message":
-        msg = obj.get("message")
-        if isinstance(msg, dict) and "usage" in msg:
-            yield "message usage", msg["usage"]
-    elif kind in ("usage", "compaction", "branch_summary") and "usage" in obj:
-        yield f"{kind} usage", obj["usage"]
+        msg = record.get("message")
+        if not isinstance(msg, dict):
+            return None
+        role = msg.get("role")
+        if role == "assistant":
+            return UsageSource("turns", model_name(msg), msg.get("usage"))
+        if role == "toolResult" and isinstance(msg.get("usage"), dict):
+            return UsageSource("tool work", None, msg["usage"])
+        return None
+    if kind in ("compaction", "branch_summary"):
+        usage = record.get("usage")
+        return UsageSource(USAGE_KINDS[kind], None, usage) if isinstance(usage, dict) else None
+    if kind == "usage":
+        named = record.get("kind")
+        named = named if isinstance(named, str) and named.strip() else "usage"
+        return UsageSource(named, model_name(record), record.get("usage"))
+    return None
 
 
 def chartable(ms: int | None) -> bool:

@@ -22,7 +22,7 @@ import orjson
 
 from ..errors import InputError
 from ..share.cut import shorten
-from .figures import time_problem, usage_problems, usages
+from .figures import time_problem, usage_problems, usage_source
 from .jsonutil import MAX_DEPTH, OddNumber, cap_depth, dumps, finite_number, may_nest_deeply
 from .migrate import CURRENT_VERSION, migrate
 from .model import JSON, Diagnostic, Entry, Session, SessionHeader
@@ -597,11 +597,21 @@ def _check_time(stamp: Any, what: str, label: str, line: int, diags: list[Diagno
         diags.append(Diagnostic(label, line, f"{what} {_short(stamp)} {why}"))
 
 
+_WHERE = {
+    "turns": "message usage",
+    "tool work": "tool result usage",
+    "compaction summaries": "compaction usage",
+    "branch summaries": "branch summary usage",
+}
+
+
 def _check_usages(obj: JSON, label: str, line: int, diags: list[Diagnostic]) -> None:
     """Token counts and costs that cannot be true: named, and (``report.stats``) left out of
     every total with the rest of their usage object."""
-    for where, usage in usages(obj):
-        problems = list(usage_problems(usage))
+    source = usage_source(obj)
+    if source is not None:
+        where = _WHERE.get(source.kind, "usage entry")
+        problems = list(usage_problems(source.usage))
         if problems:
             shown = "; ".join(problems[:3]) + ("; …" if len(problems) > 3 else "")
             diags.append(

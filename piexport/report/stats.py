@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..read.figures import usage_is_valid
+from ..read.figures import UsageSource, usage_is_valid
+from ..read.figures import usage_source as _usage_source
 from ..read.jsonutil import finite_number
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
@@ -20,15 +21,6 @@ TOKEN_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 EXTRA_TOKEN_KEYS = ("reasoning", "cacheWrite1h")
 """Reported by some providers; counted on their own (pi's ``totalTokens`` already holds
 them, so they are not added to the total a second time)."""
-USAGE_KINDS = {
-    "assistant": "turns",
-    "toolResult": "tool work",
-    "compaction": "compaction summaries",
-    "branch_summary": "branch summaries",
-}
-"""What each kind of usage is called in a breakdown: the model's turns (assistant messages),
-model work a tool did itself (a tool result's ``usage``), the cost of writing a compaction or a
-branch summary; ``usage`` entries are called by their own ``kind`` (``cache_warm``, …)."""
 READ_TOOLS = frozenset({"read"})
 WRITE_TOOLS = frozenset({"edit", "write"})
 
@@ -45,43 +37,9 @@ def _count(value: Any) -> int:
     return 0 if n is None else int(n)
 
 
-@dataclass(frozen=True, slots=True)
-class UsageSource:
-    """One usage object in a session, and what it paid for."""
-
-    kind: str
-    """``turns``, ``tool work``, ``compaction summaries``, ``branch summaries``, or a ``usage``
-    entry's own kind (``cache_warm``)."""
-    model: str | None
-    """``provider/model`` where the entry names one (assistant messages, usage entries)."""
-    usage: Any
-
-
 def usage_source(entry: Entry) -> UsageSource | None:
-    """The usage an entry carries, as pi 1.5's session totals count it: an assistant message's,
-    a tool result's own (nested model work), a compaction's or branch summary's (writing the
-    summary), and every ``usage`` entry, whatever its kind. None for anything else."""
-    if entry.type == "message":
-        msg = entry.message
-        if msg is None:
-            return None
-        role = msg.get("role")
-        if role == "assistant":
-            return UsageSource("turns", _model_name(msg), msg.get("usage"))
-        if role == "toolResult" and isinstance(msg.get("usage"), dict):
-            return UsageSource("tool work", None, msg["usage"])
-        return None
-    if entry.type in ("compaction", "branch_summary"):
-        usage = entry.raw.get("usage")
-        if not isinstance(usage, dict):
-            return None
-        return UsageSource(USAGE_KINDS[entry.type], None, usage)
-    if entry.type == "usage":
-        kind = entry.raw.get("kind")
-        kind = kind if isinstance(kind, str) and kind.strip() else "usage"
-        named = {"provider": entry.raw.get("provider"), "model": entry.raw.get("model")}
-        return UsageSource(kind, _model_name(named), entry.raw.get("usage"))
-    return None
+    """The usage an entry carries, where pi 1.5 counts one (``read.figures.usage_source``)."""
+    return _usage_source(entry.raw)
 
 
 @dataclass(slots=True)
@@ -132,7 +90,7 @@ class Figures:
     first_ms: int | None = None
     last_ms: int | None = None
     by_kind: dict[str, Tally] = field(default_factory=dict)
-    """Tokens and cost by what they paid for (``USAGE_KINDS``, ``usage`` entry kinds): the
+    """Tokens and cost by what they paid for (``read.figures.USAGE_KINDS``, usage entry kinds): the
     totals above are their sum, as pi 1.5's ``/session`` adds them up."""
 
     @property
@@ -260,14 +218,6 @@ def compute_figures(
             if isinstance(block, dict) and block.get("type") == "toolCall":
                 _add_tool_call(f, block)
     return f
-
-
-def _model_name(msg: JSON) -> str | None:
-    model = msg.get("model")
-    if not isinstance(model, str) or not model:
-        return None
-    provider = msg.get("provider")
-    return f"{provider}/{model}" if isinstance(provider, str) and provider else model
 
 
 def _add_usage(
