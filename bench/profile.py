@@ -35,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import CACHE, SAMPLE, real_file, session_file  # noqa: E402
+from run import CACHE, SAMPLE, bytecode, real_file, session_file  # noqa: E402
 
 PARTS = [
     ("start-up", "the interpreter, before the first line of Python"),
@@ -266,6 +266,7 @@ def main() -> None:
     ]
     out_dir = CACHE / "out"
     out_dir.mkdir(parents=True, exist_ok=True)
+    bytecode()
     report: dict[str, dict[str, object]] = {}
     columns: list[tuple[str, dict[str, float], dict[str, float]]] = []
     for label, src in files:
