@@ -12,9 +12,11 @@ CPU milliseconds (wall in brackets), the median of ``--runs``; the parts add up 
 CPU time, and "start-up" is the interpreter before the first line of Python (the whole
 process measured from outside, less what was measured inside).
 
-``--instructions`` counts the instructions of one whole process (no timers) under
-``valgrind --tool=callgrind``: the same count whatever else the machine runs, so before/after
-comparisons hold on a busy machine (slow: 30-100x a normal run).
+``--instructions`` also counts each part's instructions in one more run under
+``valgrind --tool=callgrind`` (which dumps its counts whenever the part changes): the same
+count whatever else the machine runs, so before/after comparisons hold on a busy machine.
+That run lifts the colouring and page time limits (under callgrind a process is 30-100x
+slower, and the limits would cut colouring short and change the page). Slow: minutes.
 
 To profile another checkout: PYTHONPATH=/path/to/checkout.
 """
@@ -55,7 +57,11 @@ PARTS = [
 ]
 
 CHILD = r"""
-import os, sys, time, builtins
+import os
+os.getppid()  # under callgrind --dump-before=os_getppid: what came before is start-up
+import sys, time, builtins
+MARKS = os.environ.get("PIEXPORT_PROFILE_MARKS") == "1"
+marks = []
 os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
 cpu, wall = time.process_time, time.perf_counter
 spent_cpu, spent_wall = {}, {}
@@ -63,19 +69,22 @@ stack = ["CLI"]
 mark = [cpu(), wall()]
 START = tuple(mark)
 
-def _charge():
+def _charge(next_top=None):
     c, w = cpu(), wall()
     top = stack[-1]
     spent_cpu[top] = spent_cpu.get(top, 0.0) + c - mark[0]
     spent_wall[top] = spent_wall.get(top, 0.0) + w - mark[1]
-    mark[0], mark[1] = c, w
+    if MARKS and next_top != top:  # callgrind dumps its counts: they were this part's
+        os.getppid()
+        marks.append(top)
+    mark[0], mark[1] = cpu(), wall()
 
 def enter(part):
-    _charge()
+    _charge(part)
     stack.append(part)
 
 def leave():
-    _charge()
+    _charge(stack[-2])
     stack.pop()
 
 def timed(part, fn):
@@ -126,6 +135,10 @@ def patch(module, name, part):
         setattr(module, name, timed(part, getattr(module, name)))
 
 render = piexport.page.render
+if MARKS:  # under callgrind, 30-100x slower: no time limit may cut colouring or the page short
+    piexport.page.highlight.block_seconds = lambda chars: 1e9
+    piexport.page.highlight.HighlightBudget.__init__.__defaults__ = (400_000, 1e9)
+    piexport.page.export.page_seconds = lambda size: 1e9
 patch(piexport.page.export, "load_session", "loading")
 patch(piexport.page.export, "build_view", "view")
 patch(render, "build_view", "view")
@@ -185,7 +198,7 @@ finally:
     spent_wall["_inside"] = wall() - START[1]
     with open(figures, "w") as out:
         import json
-        json.dump({"cpu": spent_cpu, "wall": spent_wall}, out)
+        json.dump({"cpu": spent_cpu, "wall": spent_wall, "marks": marks}, out)
 """
 
 
@@ -219,25 +232,26 @@ def profile_once(src: Path, out: Path) -> dict[str, dict[str, float]]:
     return result
 
 
-def instructions(src: Path, out: Path) -> int:
-    """Instructions of one whole ``piexport render`` under callgrind (no timers)."""
+def instructions_by_part(src: Path, out: Path) -> dict[str, int]:
+    """Instructions per part: the timed process under callgrind, which dumps its counts
+    each time the part changes (the child calls ``os.getppid`` there); the instructions of
+    the timers themselves are in the parts, a few per change."""
     with tempfile.TemporaryDirectory(prefix="piexport-callgrind-") as tmp:
+        figures = Path(tmp) / "figures.json"
         env = {**os.environ, "PIEXPORT_CACHE_DIR": str(Path(tmp) / "colour")}
+        env["PIEXPORT_PROFILE_MARKS"] = "1"
         done = subprocess.run(
             [
                 "valgrind",
                 "--tool=callgrind",
+                "--dump-before=os_getppid",
                 f"--callgrind-out-file={tmp}/cg.out",
-                "--trace-children=no",
                 sys.executable,
-                "-m",
-                "piexport",
-                "render",
+                "-c",
+                CHILD,
                 str(src),
-                "-o",
                 str(out),
-                "-j",
-                "1",
+                str(figures),
             ],
             cwd=CACHE,
             env=env,
@@ -246,10 +260,17 @@ def instructions(src: Path, out: Path) -> int:
         )
         if done.returncode != 0:
             sys.exit(f"callgrind of {src} failed:\n{done.stderr[-3000:]}")
-        found = re.search(r"Collected\s*:\s*(\d+)", done.stderr)
-        if found is None:
-            sys.exit(f"callgrind printed no count:\n{done.stderr[-2000:]}")
-        return int(found[1])
+        marks = json.loads(figures.read_text())["marks"]
+        dumps = sorted(Path(tmp).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
+        if len(dumps) != len(marks) + 1:
+            sys.exit(f"callgrind wrote {len(dumps)} dumps for {len(marks)} changes of part")
+        parts = ["start-up", *marks, "CLI"]  # the last: from the last change to the exit
+        counts: dict[str, int] = {}
+        for part, dump in zip(parts, [*dumps, Path(tmp) / "cg.out"], strict=True):
+            found = re.search(r"^(?:summary|totals): (\d+)", dump.read_text(), re.MULTILINE)
+            counts[part] = counts.get(part, 0) + (int(found[1]) if found else 0)
+        counts["total"] = sum(counts.values())
+        return counts
 
 
 def main() -> None:
@@ -277,7 +298,7 @@ def main() -> None:
         columns.append((label, cpu, wall))
         report[label] = {"cpu_ms": _ms(cpu), "wall_ms": _ms(wall)}
         if args.instructions:
-            report[label]["instructions"] = instructions(src, out)
+            report[label]["instructions"] = instructions_by_part(src, out)
     width = 26
     print(f"{'CPU ms (wall ms), median of ' + str(args.runs):<{width}}", end="")
     for label, _, _ in columns:
@@ -290,10 +311,21 @@ def main() -> None:
             print(f"{cell:>18}", end="")
         print()
     if args.instructions:
-        print(f"{'instructions (callgrind)':<{width}}", end="")
+        print(f"\n{'instructions, millions':<{width}}", end="")
         for label, _, _ in columns:
-            print(f"{report[label]['instructions'] / 1e9:>17.3f}G", end="")
+            print(f"{label:>18}", end="")
         print()
+        for part, _what in [*PARTS, ("total", "")]:
+            print(f"{part:<{width}}", end="")
+            for label, _, _ in columns:
+                counts: dict[str, int] = report[label]["instructions"]  # type: ignore[assignment]
+                n = (
+                    report[label]["instructions_untimed"]
+                    if part == "total, no timers"
+                    else counts.get(part, 0)
+                )
+                print(f"{n / 1e6:>18.1f}", end="")  # type: ignore[operator]
+            print()
     print()
     for part, what in PARTS:
         print(f"  {part}: {what}")
