@@ -142,3 +142,46 @@ def test_a_lookup_imports_only_the_lexers_it_needs() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     loaded = eval(done.stdout.strip())
     assert loaded == ["pygments.lexers._mapping", "pygments.lexers.python", "pygments.lexers.shell"]
+
+
+def test_lexers_other_packages_add_are_not_used(monkeypatch) -> None:
+    """Only Pygments' own lexers colour a page (they are fuzzed against hostile text; a
+    plugin is whatever happens to be installed)."""
+    from pygments.lexer import RegexLexer
+    from pygments.token import Text
+
+    class Planted(RegexLexer):
+        name, aliases, filenames = "Planted", ["planted", "python"], ["*.planted", "*.py"]
+        priority = 100
+        tokens = {"root": [(r".+", Text)]}  # noqa: RUF012
+
+    import pygments.plugin
+
+    monkeypatch.setattr(pygments.plugin, "find_plugin_lexers", lambda: iter([Planted]))
+    # pygments.lexers replaces its module object: its functions read the original's globals
+    scope = pygments.lexers.find_lexer_class_for_filename.__globals__
+    monkeypatch.setitem(scope, "find_plugin_lexers", lambda: iter([Planted]))
+    assert pygments.lexers.find_lexer_class_for_filename("a.planted") is Planted  # it is there
+    assert lexer_class_by_name("planted") is None
+    assert lexer_class_for_filename("a.planted") is None
+    assert lexer_class_for_filename("a.py").name == "Python"
+
+
+def test_a_page_reads_no_installed_package_metadata(tmp_path) -> None:
+    """Looking for plugins imported importlib.metadata and read every installed
+    distribution's entry points: a tenth of a small page's work."""
+    from .conftest import sample_files
+
+    sample = next(p for p in sample_files() if "01955f7c" in p.name)
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from piexport.page.export import export_session\n"
+        f"export_session(Path({str(sample)!r}), Path({str(tmp_path / 'p.html')!r}))\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('importlib.metadata', "
+        "'pygments.lexers.'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    loaded = eval(done.stdout.strip().splitlines()[-1])
+    assert not [m for m in loaded if m.startswith("importlib.metadata")]
+    assert "pygments.lexers.python" in loaded  # the probe sees what a page loads

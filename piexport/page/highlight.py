@@ -90,6 +90,12 @@ def lexer_for_path(path: str) -> Lexer | None:
 # lexers each time, and the file-name one compiles each of their ~930 glob patterns to a
 # regex on first use (most of a small page's lookups). These give the same lexer from an
 # index of the same table, built once per process, and import only the lexers a page uses.
+#
+# Only Pygments' own lexers: not those other installed packages add as plugins. Session text
+# is hostile and bench/lexers.py fuzzes Pygments' lexers for it; a plugin is whatever code
+# happens to be installed, and finding plugins means importing importlib.metadata and reading
+# every installed distribution's entry points in each process (a tenth of a small page's
+# work). A page now depends on piexport's and Pygments' versions alone.
 
 _Pattern = tuple[int, str, str]
 """(position in Pygments' order of lexers and their patterns, lexer name, glob)."""
@@ -135,17 +141,15 @@ def _glob(pattern: str) -> Callable[[str], Any]:
 
 
 def lexer_class_by_name(alias: str) -> type[Lexer] | None:
-    """``pygments.lexers.get_lexer_by_name``'s choice, without an instance."""
+    """``pygments.lexers.get_lexer_by_name``'s choice among Pygments' own lexers."""
     name = _by_alias().get(alias)
-    if name is not None:
-        return find_lexer_class(name)  # type: ignore[no-any-return]
-    return next((cls for cls in _plugins() if alias in cls.aliases), None)
+    return find_lexer_class(name) if name is not None else None
 
 
 def lexer_class_for_filename(filename: str) -> type[Lexer] | None:
-    """``pygments.lexers.find_lexer_class_for_filename``'s choice (without code to look at):
-    every lexer with a pattern the name matches, in Pygments' order; the highest priority
-    wins, a pattern without ``*`` counting half a point more."""
+    """``pygments.lexers.find_lexer_class_for_filename``'s choice among Pygments' own lexers
+    (without code to look at): every lexer with a pattern the name matches, in Pygments'
+    order; the highest priority wins, a pattern without ``*`` counting half a point more."""
     exact, suffix, other = _by_filename()
     found = list(exact.get(filename, ()))
     dot = filename.find(".")
@@ -155,20 +159,11 @@ def lexer_class_for_filename(filename: str) -> type[Lexer] | None:
     found += [entry for entry in other if _glob(entry[2])(filename)]
     found.sort()
     matches: list[tuple[type[Lexer], str]] = [(find_lexer_class(n), g) for _, n, g in found]
-    for cls in _plugins():
-        matches += [(cls, g) for g in cls.filenames if _glob(g)(filename)]
     if not matches:
         return None
     matches.sort(key=lambda m: (m[0].priority + (0 if "*" in m[1] else 0.5), m[0].__name__))
     return matches[-1][0]
 
-
-@cache
-def _plugins() -> list[type[Lexer]]:
-    """Lexers other packages add to Pygments (after its own, as Pygments looks)."""
-    from pygments.plugin import find_plugin_lexers
-
-    return list(find_plugin_lexers())
 
 
 _cache: dict[tuple[bytes, str], str] = {}
