@@ -12,7 +12,6 @@ from __future__ import annotations
 import atexit
 import fnmatch
 import hashlib
-import multiprocessing
 import re
 import time
 from collections.abc import Callable
@@ -165,7 +164,6 @@ def lexer_class_for_filename(filename: str) -> type[Lexer] | None:
     return matches[-1][0]
 
 
-
 _cache: dict[tuple[bytes, str], str] = {}
 """Highlighted blocks by content: agents read the same file again and again, and a site's
 pages share files. Saves the work only: each page's budget is charged as if it were new."""
@@ -263,6 +261,8 @@ or no ``SIGALRM``): a block that runs out of time is stopped by ending the proce
 
 def _colour_in_child(code: str, lexer: Lexer, seconds: float) -> str | None:
     global _pool
+    import multiprocessing  # here: most pages never need it
+
     if _pool is None:
         _pool = multiprocessing.get_context("spawn").Pool(1)  # no fork from a thread
         atexit.register(_pool.terminate)
