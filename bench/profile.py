@@ -60,7 +60,9 @@ CHILD = r"""
 import os
 os.getppid()  # under callgrind --dump-before=os_getppid: what came before is start-up
 import sys, time, builtins
-MARKS = os.environ.get("PIEXPORT_PROFILE_MARKS") == "1"
+MARKS = os.environ.get("PIEXPORT_PROFILE_MARKS", "")
+ROUND = ("Pygments", "Markdown", "templates render", "writing", "colour cache")
+COARSE = {part: "rendering" for part in ROUND} if MARKS == "coarse" else {}
 marks = []
 os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
 cpu, wall = time.process_time, time.perf_counter
@@ -74,9 +76,9 @@ def _charge(next_top=None):
     top = stack[-1]
     spent_cpu[top] = spent_cpu.get(top, 0.0) + c - mark[0]
     spent_wall[top] = spent_wall.get(top, 0.0) + w - mark[1]
-    if MARKS and next_top != top:  # callgrind dumps its counts: they were this part's
-        os.getppid()
-        marks.append(top)
+    if MARKS and COARSE.get(next_top, next_top) != COARSE.get(top, top):
+        os.getppid()  # callgrind dumps its counts: they were this part's
+        marks.append(COARSE.get(top, top))
     mark[0], mark[1] = cpu(), wall()
 
 def enter(part):
@@ -148,7 +150,7 @@ patch(render, "render_markdown", "Markdown")
 patch(piexport.page.markdown, "render_markdown", "Markdown")
 patch(render, "make_env", "template compile")
 patch(piexport.page.highlight, "highlight", "Pygments")
-for name in ("get_lexer_by_name", "get_lexer_for_filename"):
+for name in ("get_lexer_by_name", "get_lexer_for_filename", "_by_alias", "_by_filename"):
     patch(piexport.page.highlight, name, "lexer lookup")
 for name in ("load", "store"):
     patch(piexport.page.colourcache, name, "colour cache")
@@ -232,6 +234,11 @@ def profile_once(src: Path, out: Path) -> dict[str, dict[str, float]]:
     return result
 
 
+FINE_BYTES = 200_000
+"""Bigger sessions switch between Pygments, Markdown, templates and writing thousands of
+times, one callgrind dump each: their instructions are counted together, as "rendering"."""
+
+
 def instructions_by_part(src: Path, out: Path) -> dict[str, int]:
     """Instructions per part: the timed process under callgrind, which dumps its counts
     each time the part changes (the child calls ``os.getppid`` there); the instructions of
@@ -239,7 +246,7 @@ def instructions_by_part(src: Path, out: Path) -> dict[str, int]:
     with tempfile.TemporaryDirectory(prefix="piexport-callgrind-") as tmp:
         figures = Path(tmp) / "figures.json"
         env = {**os.environ, "PIEXPORT_CACHE_DIR": str(Path(tmp) / "colour")}
-        env["PIEXPORT_PROFILE_MARKS"] = "1"
+        env["PIEXPORT_PROFILE_MARKS"] = "fine" if src.stat().st_size <= FINE_BYTES else "coarse"
         done = subprocess.run(
             [
                 "valgrind",
@@ -280,7 +287,7 @@ def main() -> None:
     parser.add_argument("--instructions", action="store_true", help="count with callgrind")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    files = [(f.name, f.resolve()) for f in args.files] or [
+    files = [(f.stem[-16:], f.resolve()) for f in args.files] or [
         ("sample", SAMPLE),
         ("real-1", real_file(1)),
         ("2k", session_file(2000)),
@@ -300,7 +307,7 @@ def main() -> None:
         if args.instructions:
             report[label]["instructions"] = instructions_by_part(src, out)
     width = 26
-    print(f"{'CPU ms (wall ms), median of ' + str(args.runs):<{width}}", end="")
+    print(f"{'CPU ms (wall ms), median of ' + str(args.runs):<{width}} ", end="")
     for label, _, _ in columns:
         print(f"{label:>18}", end="")
     print()
@@ -315,17 +322,16 @@ def main() -> None:
         for label, _, _ in columns:
             print(f"{label:>18}", end="")
         print()
-        for part, _what in [*PARTS, ("total", "")]:
-            print(f"{part:<{width}}", end="")
-            for label, _, _ in columns:
-                counts: dict[str, int] = report[label]["instructions"]  # type: ignore[assignment]
-                n = (
-                    report[label]["instructions_untimed"]
-                    if part == "total, no timers"
-                    else counts.get(part, 0)
-                )
-                print(f"{n / 1e6:>18.1f}", end="")  # type: ignore[operator]
-            print()
+        shown = [p for p, _ in PARTS]
+        shown.insert(shown.index("Pygments"), "rendering")
+        counted: dict[str, dict[str, int]] = {
+            label: report[label]["instructions"]  # type: ignore[misc]
+            for label, _, _ in columns
+        }
+        for part in [*shown, "total"]:
+            if any(part in counts for counts in counted.values()):
+                cells = "".join(f"{c.get(part, 0) / 1e6:>18.1f}" for c in counted.values())
+                print(f"{part:<{width}}{cells}")
     print()
     for part, what in PARTS:
         print(f"  {part}: {what}")

@@ -50,6 +50,7 @@ seconds (and bench/profile.py's instruction counts) instead.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import re
@@ -159,6 +160,7 @@ def _pss_kb(pid: int) -> int:
 COLOUR_CACHE = Path(tempfile.mkdtemp(prefix="piexport-bench-cache-"))
 """piexport's cache of coloured blocks for this run: empty at the start, so the first export
 of each file is a cold one (never the user's cache); "warm" rows export again with it."""
+atexit.register(shutil.rmtree, COLOUR_CACHE, True)
 
 
 def cold_cache() -> dict[str, str]:
