@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import pytest
 import yaml
 
@@ -91,6 +92,44 @@ def test_the_wheel_installs_and_renders_in_a_fresh_venv(wheel: Path, tmp_path: P
         cwd=tmp_path,
     )
     assert str(env_dir) in where.stdout  # the installed copy, not this checkout
+    # its templates come compiled with it (when its Jinja is the one the wheel was built with)
+    probe = (
+        "import sys, jinja2\n"
+        "from pathlib import Path\n"
+        "from piexport.page.export import export_session\n"
+        "from piexport.page.render import make_env\n"
+        "export_session(Path(sys.argv[1]), Path(sys.argv[2]))\n"
+        "used = make_env().loader.used\n"
+        "print(jinja2.__version__, len(used), sum(used.values()))"
+    )
+    done = subprocess.run(
+        [str(bin_dir / "python"), "-c", probe, str(sample), str(tmp_path / "again.html")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    jinja, loaded, compiled = done.stdout.split()
+    assert int(loaded) >= 7
+    assert int(compiled) == (int(loaded) if jinja == jinja2.__version__ else 0)
+    assert (tmp_path / "again.html").read_text(encoding="utf-8").startswith("<!doctype html>")
+
+
+def test_the_wheel_carries_its_templates_compiled(wheel: Path) -> None:
+    """One module per template, named by the hash of its source and the environment (see
+    piexport/page/compiled.py), and nothing else in that folder."""
+    from piexport.page.compiled import FOLDER_NAME, TemplateLoader, environment_key, module_name
+    from piexport.page.render import make_env
+
+    env = make_env()
+    key = environment_key(env)
+    loader = TemplateLoader(REPO / "templates")
+    expected = {
+        f"piexport/{FOLDER_NAME}/{module_name(key, name, loader.get_source(env, name)[0])}"
+        for name in loader.list_templates()
+    }
+    names = {n for n in zipfile.ZipFile(wheel).namelist() if f"/{FOLDER_NAME}/" in n}
+    assert names == expected
 
 
 def test_asset_dir_finds_the_checkout_in_an_editable_install() -> None:

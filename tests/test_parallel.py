@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import multiprocessing
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ import piexport.page.render
 from piexport import load_session
 from piexport.page.render import RenderOptions, render_session
 
-from .conftest import REPO
+from .conftest import REPO, sample_files
 
 
 def _bench_session(entries: int) -> bytes:
@@ -46,7 +48,7 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         started.append(1)
         return real(method)
 
-    monkeypatch.setattr(piexport.page.parallel.multiprocessing, "get_context", spy)
+    monkeypatch.setattr(multiprocessing, "get_context", spy)
     return started
 
 
@@ -100,3 +102,17 @@ def test_a_page_does_not_depend_on_what_the_process_rendered_before(big: Path) -
     fresh = render_session(session, options)
     assert highlight._cache  # the second page finds its blocks coloured already
     assert render_session(session, options) == fresh
+
+
+def test_a_small_page_does_not_import_multiprocessing(tmp_path: Path) -> None:
+    """A page too small for worker processes does not pay for importing them."""
+    sample = next(p for p in sample_files() if "01955f7c" in p.name)
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from piexport.page.export import export_session\n"
+        f"export_session(Path({str(sample)!r}), Path({str(tmp_path / 'p.html')!r}))\n"
+        "print('multiprocessing' in sys.modules, 'jinja2' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]

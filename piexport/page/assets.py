@@ -58,8 +58,11 @@ def asset_fingerprint() -> str:
     """A hash of every template, static file and module: a change re-renders every page."""
     h = hashlib.sha256()
     package = Path(__file__).resolve().parents[1]
+    compiled = package / "templates_compiled"  # made from templates/, hashed already
     for folder in (asset_dir("templates"), asset_dir("static"), package):
         for path in sorted(folder.rglob("*")):
+            if compiled in path.parents:
+                continue
             if path.is_file() and path.suffix in {".j2", ".css", ".js", ".py"}:
                 h.update(path.name.encode())
                 h.update(path.read_bytes())

@@ -10,19 +10,21 @@ is killed where no timer can stop the work) and shown plain when it runs out.
 from __future__ import annotations
 
 import atexit
+import fnmatch
 import hashlib
-import multiprocessing
+import re
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from markupsafe import escape
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.util import ClassNotFound
+from pygments.lexers import find_lexer_class
+from pygments.lexers._mapping import LEXERS
 
 from ..deadline import bounded, can_stop
 from ..share.cut import shorten
@@ -72,19 +74,94 @@ fence callback has no other way to get it)."""
 def lexer_by_name(name: str) -> Lexer | None:
     if not name or len(name) > 40:
         return None
-    try:
-        return get_lexer_by_name(name.lower(), stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return None
+    found = lexer_class_by_name(name.lower())
+    return found(stripnl=False, ensurenl=False) if found is not None else None
 
 
 @lru_cache(maxsize=2048)
 def lexer_for_path(path: str) -> Lexer | None:
     name = path.replace("\\", "/").rsplit("/", 1)[-1][:200]
-    try:
-        return get_lexer_for_filename(name, stripnl=False, ensurenl=False)
-    except ClassNotFound:
+    found = lexer_class_for_filename(name)
+    return found(stripnl=False, ensurenl=False) if found is not None else None
+
+
+# Pygments' own lookups (get_lexer_by_name, get_lexer_for_filename) walk all of its ~600
+# lexers each time, and the file-name one compiles each of their ~930 glob patterns to a
+# regex on first use (most of a small page's lookups). These give the same lexer from an
+# index of the same table, built once per process, and import only the lexers a page uses.
+#
+# Only Pygments' own lexers: not those other installed packages add as plugins. Session text
+# is hostile and bench/lexers.py fuzzes Pygments' lexers for it; a plugin is whatever code
+# happens to be installed, and finding plugins means importing importlib.metadata and reading
+# every installed distribution's entry points in each process (a tenth of a small page's
+# work). A page now depends on piexport's and Pygments' versions alone.
+
+_Pattern = tuple[int, str, str]
+"""(position in Pygments' order of lexers and their patterns, lexer name, glob)."""
+
+
+@cache
+def _by_alias() -> dict[str, str]:
+    """Each alias's lexer: the first in Pygments' table that lists it, as it looks."""
+    index: dict[str, str] = {}
+    for _module, name, aliases, _files, _mimes in LEXERS.values():
+        for alias in aliases:
+            index.setdefault(alias, name)
+    return index
+
+
+@cache
+def _by_filename() -> tuple[dict[str, list[_Pattern]], dict[str, list[_Pattern]], list[_Pattern]]:
+    """Pygments' file name patterns: exact names, ``*.suffix`` by suffix, and the rest."""
+    exact: dict[str, list[_Pattern]] = {}
+    suffix: dict[str, list[_Pattern]] = {}
+    other: list[_Pattern] = []
+    order = 0
+    for _module, name, _aliases, globs, _mimes in LEXERS.values():
+        for glob in globs:
+            entry = (order, name, glob)
+            order += 1
+            if not _WILD.search(glob):
+                exact.setdefault(glob, []).append(entry)
+            elif glob.startswith("*.") and not _WILD.search(glob, 2):
+                suffix.setdefault(glob[2:], []).append(entry)
+            else:
+                other.append(entry)
+    return exact, suffix, other
+
+
+_WILD = re.compile(r"[*?[]")
+"""What makes a glob more than a literal name (fnmatch's only special characters)."""
+
+
+@cache
+def _glob(pattern: str) -> Callable[[str], Any]:
+    return re.compile(fnmatch.translate(pattern)).match
+
+
+def lexer_class_by_name(alias: str) -> type[Lexer] | None:
+    """``pygments.lexers.get_lexer_by_name``'s choice among Pygments' own lexers."""
+    name = _by_alias().get(alias)
+    return find_lexer_class(name) if name is not None else None
+
+
+def lexer_class_for_filename(filename: str) -> type[Lexer] | None:
+    """``pygments.lexers.find_lexer_class_for_filename``'s choice among Pygments' own lexers
+    (without code to look at): every lexer with a pattern the name matches, in Pygments'
+    order; the highest priority wins, a pattern without ``*`` counting half a point more."""
+    exact, suffix, other = _by_filename()
+    found = list(exact.get(filename, ()))
+    dot = filename.find(".")
+    while dot != -1:  # ``*.x.y`` matches a name that ends in ``.x.y``, whatever is before
+        found += suffix.get(filename[dot + 1 :], ())
+        dot = filename.find(".", dot + 1)
+    found += [entry for entry in other if _glob(entry[2])(filename)]
+    found.sort()
+    matches: list[tuple[type[Lexer], str]] = [(find_lexer_class(n), g) for _, n, g in found]
+    if not matches:
         return None
+    matches.sort(key=lambda m: (m[0].priority + (0 if "*" in m[1] else 0.5), m[0].__name__))
+    return matches[-1][0]
 
 
 _cache: dict[tuple[bytes, str], str] = {}
@@ -184,6 +261,8 @@ or no ``SIGALRM``): a block that runs out of time is stopped by ending the proce
 
 def _colour_in_child(code: str, lexer: Lexer, seconds: float) -> str | None:
     global _pool
+    import multiprocessing  # here: most pages never need it
+
     if _pool is None:
         _pool = multiprocessing.get_context("spawn").Pool(1)  # no fork from a thread
         atexit.register(_pool.terminate)

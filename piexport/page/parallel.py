@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import multiprocessing
 import os
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
@@ -33,7 +32,14 @@ MIN_GROUPS = 24
 MAX_FORKS = 4
 """Each time a page's text or image budget runs out, its workers' groups stop matching and
 new workers are forked from the page's state; past this, the rest is rendered in order."""
-_START_METHODS = multiprocessing.get_all_start_methods()
+
+
+def _can_fork() -> bool:
+    """Whether worker processes can be forked here (multiprocessing is imported only when a
+    page is big enough for workers: a small page does not pay for it)."""
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 @dataclass(slots=True)
@@ -111,10 +117,12 @@ def _render_groups(
 ) -> Generator[str, None, None]:
     """``render_groups``, after a first ``""`` once the workers are started."""
     global _job
-    if workers <= 1 or len(groups) < MIN_GROUPS or "fork" not in _START_METHODS:
+    if workers <= 1 or len(groups) < MIN_GROUPS or not _can_fork():
         yield ""
         yield from map(render, groups)
         return
+    import multiprocessing
+
     started = False
     i, forks = 0, 0
     while i < len(groups):
@@ -175,8 +183,10 @@ def forked_map(task: Callable[[int], T], count: int, workers: int) -> list[T]:
     than one thing to do: the task and what it reads are inherited, only indexes and
     results are pickled."""
     global _task
-    if workers <= 1 or count <= 1 or "fork" not in _START_METHODS:
+    if workers <= 1 or count <= 1 or not _can_fork():
         return [task(i) for i in range(count)]
+    import multiprocessing
+
     _task = task
     pool = None
     try:

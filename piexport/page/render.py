@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
+from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
 from .. import __version__
@@ -33,6 +34,7 @@ from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
 from .branches import branch_panel
 from .charts import context_chart, index_charts, project_chart
+from .compiled import TemplateLoader
 from .highlight import (
     HighlightBudget,
     highlight_block,
@@ -92,10 +94,15 @@ def _plain(text: Any) -> Markup:
     return Markup(reveal_controls(escape_text(text if isinstance(text, str) else str(text))))
 
 
-def _finalize(value: Any) -> Any:
+@jinja2.pass_eval_context
+def _finalize(_ctx: EvalContext, value: Any) -> Any:
     """Every ``{{ … }}`` ends here: a string that reached a template without one of our
     filters (the ``<title>``, an index cell, an attribute) still shows its bidi controls and
-    invisible characters, as plain marks. Our filters' Markup is final already."""
+    invisible characters, as plain marks. Our filters' Markup is final already.
+
+    It takes the evaluation context (unused) so that Jinja never calls it while compiling a
+    template (on a constant ``{{ "…" }}``): compiled code must not depend on our Python
+    (see ``compiled.py``)."""
     if isinstance(value, str) and not isinstance(value, Markup):
         return plain_controls(value)
     return value
@@ -263,14 +270,23 @@ def sibling_href(path: str) -> str:
 
 @cache
 def make_env() -> jinja2.Environment:
-    """The one Environment: autoescaped, and strict, so a typo in a template fails a test."""
+    """The one Environment: autoescaped, and strict, so a typo in a template fails a test.
+
+    Its templates come compiled with the package (``compiled.py``)."""
+    return environment(TemplateLoader(asset_dir("templates")))
+
+
+def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
+    """The page environment over ``loader``: without the optimizer, which would call our
+    filters on constants while compiling a template (the pages are the same)."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(asset_dir("templates")),
+        loader=loader,
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         finalize=_finalize,
+        optimized=False,
     )
     env.filters.update(FILTERS)
     env.globals.update(
