@@ -22,7 +22,7 @@ from ..report.branches import branch_summaries
 from ..report.stats import Figures, file_figures, path_figures
 from ..report.subagents import SessionOutcome
 from ..share.cut import shorten
-from .outline import entry_summary, pair_tool_results, tool_calls_by_id
+from .outline import pair_tool_results, tool_calls_by_id, tree_row_text
 
 _SAFE_ID = re.compile(r"^(?!x[0-9a-f]{12})[A-Za-z0-9_.:~-]{1,64}$")
 """Ids shown as they are. One that starts like a hashed id (``x`` and 12 hex digits) is
@@ -72,7 +72,8 @@ class OutlineRow:
     """On the current path (root → the last entry in the file)."""
     label: str | None
     text: str
-    """One-line description: the same words ``piexport tree`` prints."""
+    """One-line description: ``piexport tree``'s words, with paths relative to the cwd and
+    commands by their head (``outline.tree_row_text``)."""
     leaf: bool
     """The current leaf (the last entry in the file)."""
     is_end: bool
@@ -237,7 +238,7 @@ def build_view(
             prefix=_prefix(row),
             on_path=row.on_path,
             label=session.labels.get(row.id),
-            text=entry_summary(session.by_id[row.id], calls, row.id in leading),
+            text=tree_row_text(session.by_id[row.id], calls, session.cwd, row.id in leading),
             leaf=row.id == tree.leaf_id,
             is_end=row.id not in tree.children,
         )

@@ -1,0 +1,68 @@
+"""Issue 28, the session page as read: tree rows that tell entries apart, quiet pages (no
+fold for fields a reader cannot use, no Branches panel on one path, trivial side branches
+on one line, previews as plain text), the prompts list and the skip link."""
+
+from __future__ import annotations
+
+import re
+
+from piexport import load_session
+from piexport.page.outline import command_head, render_tree_text
+from piexport.page.render import render_session
+from piexport.page.view import build_view
+
+from .conftest import HEADER, MakeSession, msg, tool_result
+
+CWD = HEADER["cwd"]  # /home/alice/src/demo
+
+
+def call(cid: str, name: str, **args: object) -> dict[str, object]:
+    return {"type": "toolCall", "id": cid, "name": name, "arguments": args}
+
+
+def tool_turn(eid: str, parent: str | None, second: int, *calls: dict[str, object]) -> dict:
+    return msg(eid, parent, "assistant", list(calls), second, provider="p", model="m")
+
+
+def test_tree_rows_show_paths_relative_to_the_cwd_and_commands_by_their_head(
+    make_session: MakeSession,
+) -> None:
+    records = [
+        msg("u1", None, "user", "go", 1),
+        tool_turn("a1", "u1", 2, call("c1", "read", path=f"{CWD}/src/cart.py")),
+        tool_result("r1", "a1", "x", 3, "c1", "read"),
+        tool_turn("a2", "r1", 4, call("c2", "bash", command=f"cd {CWD} && npm test 2>&1")),
+        tool_result("r2", "a2", "ok", 5, "c2", "bash"),
+        tool_turn("a3", "r2", 6, call("c3", "bash", command=f"cd {CWD}/pkg && make\nmake install")),
+        tool_result("r3", "a3", "ok", 7, "c3", "bash"),
+        tool_turn("a4", "r3", 8, call("c4", "edit", path="/etc/hosts", edits=[])),
+    ]
+    session = load_session(make_session(records))
+    rows = {r.id: r.text for r in build_view(session).outline}
+    assert rows["a1"] == "assistant: [read: src/cart.py]"
+    assert rows["r1"] == "[read: src/cart.py]"
+    assert rows["a2"] == "assistant: [bash: npm test 2>&1]"
+    assert rows["r3"] == "[bash: cd pkg && make …]"
+    assert rows["a4"] == "assistant: [edit: /etc/hosts]"  # outside the cwd: as written
+    # the CLI's tree keeps the full words
+    assert f"[read: {CWD}/src/cart.py]" in render_tree_text(session)
+
+
+def test_command_head_leaves_other_paths_alone() -> None:
+    assert command_head("ls /repo-old /repo/x", "/repo") == "ls /repo-old x"
+    assert command_head('cd "/repo"; git status', "/repo/") == "git status"
+    assert command_head("cd /repo/ && ls", "/repo") == "ls"
+    assert command_head("echo hi", None) == "echo hi"
+    assert command_head("\n\n  ", "/repo") == ""
+    assert command_head(r"cd C:\Work\App && dir", "c:\\work\\app") == "dir"
+
+
+def test_tree_rows_on_the_page_are_relative(make_session: MakeSession) -> None:
+    records = [
+        msg("u1", None, "user", "go", 1),
+        tool_turn("a1", "u1", 2, call("c1", "read", path=f"{CWD}/src/cart.py")),
+    ]
+    html = render_session(load_session(make_session(records)))
+    nav = html[html.index('<nav class="outline"') : html.index("</nav>")]
+    assert "[read: src/cart.py]" in nav and CWD not in nav
+    assert re.search(r'<a class="skip" href="#transcript">', html)
