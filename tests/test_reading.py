@@ -11,7 +11,7 @@ from piexport.page.outline import command_head, render_tree_text
 from piexport.page.render import render_session
 from piexport.page.view import build_view
 
-from .conftest import HEADER, MakeSession, msg, tool_result
+from .conftest import HEADER, MakeSession, msg, tool_result, ts
 
 CWD = HEADER["cwd"]  # /home/alice/src/demo
 
@@ -66,3 +66,57 @@ def test_tree_rows_on_the_page_are_relative(make_session: MakeSession) -> None:
     nav = html[html.index('<nav class="outline"') : html.index("</nav>")]
     assert "[read: src/cart.py]" in nav and CWD not in nav
     assert re.search(r'<a class="skip" href="#transcript">', html)
+
+
+def answer(eid: str, parent: str, second: int, text: str, **extra: object) -> dict:
+    return msg(eid, parent, "assistant", [{"type": "text", "text": text}], second, **extra)
+
+
+def test_a_response_id_gets_no_fold_of_its_own(make_session: MakeSession) -> None:
+    records = [
+        msg("u1", None, "user", "hi", 1),
+        answer("a1", "u1", 2, "hello", provider="p", model="m", responseId="resp_123"),
+        answer("a2", "a1", 3, "again", provider="p", model="m", responseId="resp_456", x=1),
+    ]
+    html = render_session(load_session(make_session(records)))
+    a1 = html[html.index('id="entry-a1"') : html.index('id="entry-a2"')]
+    a2 = html[html.index('id="entry-a2"') :]
+    assert "Other fields" not in a1 and "resp_123" not in a1
+    # beside a field the page has no place for, it is shown with it: nothing is dropped
+    assert "Other fields" in a2 and "resp_456" in a2
+
+
+def side(eid: str, parent: str, second: int, kind: str, **fields: object) -> dict:
+    return {"type": kind, "id": eid, "parentId": parent, "timestamp": ts(second), **fields}
+
+
+def test_trivial_side_branches_share_one_line_and_previews_are_plain(
+    make_session: MakeSession,
+) -> None:
+    records = [
+        msg("u1", None, "user", "## Plan\nMake it **fast**", 1),
+        answer("a1", "u1", 2, "# Done\nUse `cache()` and [docs](https://x.example/d)"),
+        # three one-entry side branches: a label, a model change, a branch summary
+        side("s1", "a1", 3, "model_change", provider="p", modelId="other"),
+        side("s2", "a1", 4, "branch_summary", fromId="a1", summary="gave up"),
+        side("s3", "a1", 5, "custom", customType="ext", data={}),
+        # a side branch with a turn of its own keeps its card
+        msg("u2", "a1", "user", "Try **another** way", 6),
+        answer("a2", "u2", 7, "Other way"),
+        msg("u3", "a1", "user", "Carry on", 8),
+    ]
+    view = build_view(load_session(make_session(records)))
+    html = render_session(view)
+    panel = html[html.index('id="branches"') : html.index('id="compare"')]
+    assert panel.count('class="branch-card') == 2  # the current branch and u2's
+    line = re.search(r'<li class="branch-trivial">.*?</li>', panel, re.DOTALL)
+    assert line is not None
+    assert "3 side branches with no message of their own" in line.group(0)
+    for leaf in ("s1", "s2", "s3"):
+        assert f'href="#entry-{leaf}"' in line.group(0)
+    assert "3 with no message of their own" in panel
+    # previews show words, not markdown
+    assert "Try another way" in panel and "**" not in panel and "##" not in panel
+    rows = {r.id: r.text for r in view.outline}
+    assert rows["u1"] == "user: Plan Make it fast"
+    assert rows["a1"] == "assistant: Done Use cache() and docs"

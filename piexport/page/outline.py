@@ -261,13 +261,34 @@ def command_head(command: str, cwd: str | None) -> str:
     return head + (" …" if len(lines) > 1 else "")
 
 
+_MD_MARKS = [
+    (re.compile(r"(^|\s)#{1,6}(?=\s)"), r"\1"),  # headings
+    (re.compile(r"(^|\s)>(?=\s)"), r"\1"),  # quotes
+    (re.compile(r"```[\w+.-]*"), ""),  # fences and their language
+    (re.compile(r"`([^`]+)`"), r"\1"),  # inline code
+    (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), r"\1"),  # bold
+    (re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # italic
+    (re.compile(r"!?\[([^\]]*)\]\([^)\s]*\)"), r"\1"),  # links and images: their text
+]
+
+
+def plain_words(text: str) -> str:
+    """One line of markdown as the words a reader sees: ``## Plan **now**`` → ``Plan now``
+    (heading and quote marks, fences, code ticks, bold and italic marks, link targets out),
+    spaces collapsed. For previews: tree rows, branch cards, the prompts list."""
+    for pattern, repl in _MD_MARKS:
+        text = pattern.sub(repl, text)
+    return " ".join(text.split())
+
+
 def tree_row_text(
     entry: Entry, calls: Mapping[str, tuple[Any, Any]], cwd: str | None, leading: bool = False
 ) -> str:
     """The page's tree row for one entry: ``entry_summary``'s words, but a tool call's path
     relative to the session's cwd and a command by its head (``command_head``), so the rows
     of a long session start with what tells them apart (``[read: src/cart.py]``,
-    ``[bash: npm test]``), not with the same absolute path cut off. ``piexport tree`` keeps
+    ``[bash: npm test]``), not with the same absolute path cut off; what a user or the
+    model wrote as plain words (``plain_words``). ``piexport tree`` keeps
     ``entry_summary``'s full words."""
 
     def tool(name: Any, args: Any) -> str:
@@ -298,4 +319,8 @@ def tree_row_text(
             return tool(*calls[cid])
     if role == "bashExecution" and msg is not None:
         return "[bash]: " + _one_line(command_head(str(msg.get("command") or ""), cwd))
+    if role in ("user", "assistant") and msg is not None:
+        said = _one_line(plain_words(content_text(msg.get("content"))))
+        if said:
+            return f"{role}: {said}"
     return entry_summary(entry, calls, leading)

@@ -510,6 +510,9 @@ _BLOCK_KEYS: dict[str, frozenset[str]] = {
     "image": frozenset({"type", "data", "mimeType"}),
 }
 _FILE_LISTS = frozenset({"readFiles", "modifiedFiles"})
+QUIET_FIELDS = frozenset({"message.responseId", "message.endTurn", "message.rawStopReason"})
+"""Fields that mean nothing to a reader (a provider's response id, its raw stop flags): not
+given an "Other fields" fold of their own; shown in one when other fields are."""
 
 
 _HEADER_KEYS = frozenset(
@@ -561,7 +564,7 @@ def other_fields(entry: Entry) -> dict[str, Any]:
         for k, v in block.items():
             if k not in block_keys:
                 out[f"message.content[{i}].{k}"] = v
-    return out
+    return out if out.keys() - QUIET_FIELDS else {}
 
 
 def _claim_off_path(session: Session, compactions: list[str], out: dict[str, str]) -> None:
