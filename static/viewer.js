@@ -243,7 +243,7 @@
     }
   }
 
-  function reveal(hash) {
+  function reveal(hash, words) {
     if (!hash || hash.length < 2) return;
     var id;
     try { id = decodeURIComponent(hash.slice(1)); } catch (e) { return; }
@@ -252,8 +252,12 @@
     index();
     var entry = el.closest("[data-entry-id]");
     if (entry && main && main.contains(entry) && shown && !shown[entry.id]) choose(entry.id);
+    if (el.tagName === "DETAILS") el.open = true;
     openAncestors(el);
-    el.scrollIntoView({ block: "start" });
+    unfilter(entry);
+    clearLanding();
+    var first = entry && words && words.length ? markWords(entry, words, false) : null;
+    land(entry || el, first);
     if (nav) {
       var old = nav.querySelectorAll("a.current");
       for (var i = 0; i < old.length; i++) old[i].classList.remove("current");
@@ -263,6 +267,132 @@
         showRow(link);
       }
     }
+  }
+
+  // ---- landing (issue 28): a search result links to session.html?hl=WORDS#entry-ID. The
+  // words are found in that entry (folded as search folds them: case and accents), every
+  // fold hiding one is opened, the page scrolls so the entry's head and the first match
+  // are clear of the sticky toolbar, and the words are highlighted (CSS Custom Highlight
+  // API: ranges over the page's text, nothing in the DOM changes) until the reader moves
+  // on: another link, Escape, or the entry scrolled out of sight.
+  var HIGHLIGHT = "piexport-hit";
+  var NOSPACE = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u{20000}-\u{3134f}]/u;
+  var WORDISH = /[\p{L}\p{N}]/u;
+  var landedOn = null, landedSeen = null;
+
+  function landingWords() {
+    var q = null;
+    try { q = new URLSearchParams(window.location.search).get("hl"); } catch (e) { return []; }
+    return q ? q.split(/\s+/).filter(Boolean).slice(0, 20) : [];
+  }
+
+  function foldChar(ch) {
+    return ch.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().normalize("NFC");
+  }
+  // a text folded, and for each of its characters the index of the one it came from
+  // (null: the same places, for the common ASCII text)
+  function folded(text) {
+    if (/^[\x00-\x7f]*$/.test(text)) return [text.toLowerCase(), null];
+    var out = "", where = [];
+    for (var i = 0; i < text.length;) {
+      var cp = text.codePointAt(i), ch = String.fromCodePoint(cp), f = foldChar(ch);
+      for (var k = 0; k < f.length; k++) where.push(i);
+      out += f;
+      i += ch.length;
+    }
+    return [out, where];
+  }
+
+  // Ranges over an entry's own text (not its heads, not the previews of its folds, not the
+  // entries drawn inside it) where a word starts; with ``anywhere`` (a phrase typed in the
+  // page's own search box), any place in the entry and the entries inside it. The folds
+  // holding them are opened; the first range shown is returned.
+  function markWords(entry, words, anywhere) {
+    var nodes = [], starts = [], maps = [], text = "";
+    var walker = document.createTreeWalker(entry, NodeFilter.SHOW_TEXT, { acceptNode: function (n) {
+      var p = n.parentElement;
+      if (!p || p.closest(".entry-head, .result-head, summary .preview, .copy, .stub")) return NodeFilter.FILTER_REJECT;
+      return anywhere || p.closest("[data-entry-id]") === entry ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_REJECT;
+    } });
+    for (var n = walker.nextNode(); n && text.length < 20000000; n = walker.nextNode()) {
+      var f = folded(n.nodeValue);
+      nodes.push(n); starts.push(text.length); maps.push(f[1]);
+      text += f[0];
+    }
+    function at(pos, end) {  // folded position → [node, offset in it]
+      var lo = 0, hi = starts.length - 1;
+      while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (starts[mid] <= pos - (end ? 1 : 0)) lo = mid; else hi = mid - 1; }
+      var local = pos - starts[lo], map = maps[lo];
+      if (end) return [nodes[lo], map ? map[local - 1] + 1 : local];
+      return [nodes[lo], map ? map[local] : local];
+    }
+    var ranges = [];
+    words.forEach(function (w) {
+      var word = folded(w)[0].trim();
+      if (!word) return;
+      var boundary = !anywhere && WORDISH.test(word.charAt(0)) && !NOSPACE.test(word);
+      var pattern = word.split(/\s+/).map(function (x) { return x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }).join("\\s+");
+      var re = new RegExp(pattern, "gu"), m, found = 0;
+      while ((m = re.exec(text)) && found < 300) {
+        if (!m[0].length) { re.lastIndex++; continue; }
+        if (boundary && m.index > 0 && WORDISH.test(text.charAt(m.index - 1))) continue;
+        var a = at(m.index, false), b = at(m.index + m[0].length, true);
+        var r = document.createRange();
+        r.setStart(a[0], a[1]);
+        r.setEnd(b[0], b[1]);
+        ranges.push(r);
+        found++;
+      }
+    });
+    if (!ranges.length) return null;
+    ranges.sort(function (x, y) { return x.compareBoundaryPoints(Range.START_TO_START, y); });
+    for (var i = 0; i < ranges.length; i++) openAncestors(ranges[i].startContainer.parentElement);
+    if (window.CSS && CSS.highlights && window.Highlight) {
+      var h = new Highlight();
+      for (var j = 0; j < ranges.length; j++) h.add(ranges[j]);
+      CSS.highlights.set(HIGHLIGHT, h);
+    }
+    landedOn = entry;
+    landedSeen = false;
+    if (!landObserver && "IntersectionObserver" in window) {
+      landObserver = new IntersectionObserver(function (seen) {
+        for (var k = 0; k < seen.length; k++) {
+          if (seen[k].target !== landedOn) continue;
+          if (seen[k].isIntersecting) landedSeen = true;
+          else if (landedSeen) clearLanding();
+        }
+      });
+    }
+    if (landObserver) landObserver.observe(entry);
+    for (var v = 0; v < ranges.length; v++) if (ranges[v].getClientRects().length) return ranges[v];
+    return null;
+  }
+  var landObserver = null;
+
+  function unfilter(entry) { /* view filters: below */ }
+
+  function clearLanding() {
+    if (!landedOn) return;
+    if (landObserver) landObserver.unobserve(landedOn);
+    landedOn = null;
+    if (window.CSS && CSS.highlights) CSS.highlights.delete(HIGHLIGHT);
+  }
+
+  // Scroll so that the entry's head (a tool result: the call's, which names the tool) and
+  // the first match are both in sight under the toolbar; a match too far down for that is
+  // put a third of the way down the screen.
+  function land(el, range) {
+    var top = toolbarBottom() + 8, room = window.innerHeight - top;
+    var heads = [];
+    var tool = el.classList.contains("tool-result") ? el.parentElement.closest(".tool") : null;
+    if (tool) heads.push(tool);
+    heads.push(el);
+    var match = range ? range.getBoundingClientRect() : null;
+    for (var i = 0; i < heads.length; i++) {
+      var headTop = heads[i].getBoundingClientRect().top;
+      if (!match || match.bottom - headTop <= room - 24) { window.scrollBy(0, headTop - top); return; }
+    }
+    window.scrollBy(0, match.top - top - room / 3);
   }
 
   // Scroll the tree (never the page) so a row is in sight, a third of the way down.
@@ -325,7 +455,14 @@
   }
 
   window.addEventListener("hashchange", function () { reveal(window.location.hash); });
-  reveal(window.location.hash);
+  reveal(window.location.hash, landingWords());
+  if (window.location.hash.length > 1 && document.readyState !== "complete") {
+    // the browser scrolls to the fragment itself once the page has loaded (the entry's
+    // top, under the toolbar): land again after it
+    window.addEventListener("load", function () {
+      window.requestAnimationFrame(function () { reveal(window.location.hash, landingWords()); });
+    }, { once: true });
+  }
 
   function setAll(open) {
     allOpen = open;
@@ -642,7 +779,8 @@
       index();
       if (shown && !shown[hits[at].id]) choose(hits[at].id);
       openAncestors(hits[at]);
-      hits[at].scrollIntoView({ block: "center" });
+      clearLanding();
+      land(hits[at], markWords(hits[at], [q], true));
       count.textContent = (at + 1) + " / " + hits.length;
     });
   }
@@ -704,6 +842,7 @@
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (ev.target instanceof Element && ev.target.closest("input, textarea, select")) return;
     if (ev.key === "/" && search) { ev.preventDefault(); search.focus(); return; }
+    if (ev.key === "Escape") clearLanding();
     if (ev.key === "t") toggleTheme();
     else if (ev.key === "e" && main) setAll(true);
     else if (ev.key === "c" && main) setAll(false);

@@ -3,14 +3,16 @@ past it, searches land on the match, view filters, copy buttons, the keyboard he
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from piexport.page.export import export_session
+from piexport.site.build import build_site
 
-from ..conftest import sample_files
+from ..conftest import HEADER, msg, sample_files, to_lines, tool_result
 from .test_contrast import bench_session
 from .test_viewer import HAS_JS, MODES, Watch, wait_true
 
@@ -100,6 +102,132 @@ def test_a_skip_link_leads_past_the_tree(browser: Browser, shop_page: Path) -> N
     page.keyboard.press("Enter")
     page.keyboard.press("Tab")
     # the next stop is in the conversation, not the first of the tree's links
-    wait_true(page, "document.activeElement.closest('main#transcript') !== null")
+    wait_true(page, "() => document.activeElement.closest('main#transcript') !== null")
     watch.assert_clean()
     page.close()
+
+
+READ_LINES = 777
+MATCH_LINE = 500
+
+
+def landing_records() -> list[dict[str, object]]:
+    """A read of a 777-line file whose one line 500 holds ``waitForIdle``, after an answer
+    that mentions nothing of it, and more turns after (so there is somewhere to move on to)."""
+    lines = [f"line {k}: nothing to see" for k in range(1, READ_LINES + 1)]
+    lines[MATCH_LINE - 1] = "  await page.waitForIdle(); // the line searched for"
+    records: list[dict[str, object]] = [
+        msg("u1", None, "user", "Where does the test wait?", 1),
+        msg(
+            "a1",
+            "u1",
+            "assistant",
+            [
+                {
+                    "type": "toolCall",
+                    "id": "c1",
+                    "name": "read",
+                    "arguments": {"path": f"{HEADER['cwd']}/test/page.ts"},
+                }
+            ],
+            2,
+            provider="p",
+            model="m",
+        ),
+        tool_result("r1", "a1", "\n".join(lines), 3, "c1", "read"),
+    ]
+    parent = "r1"
+    for k in range(2, 40):
+        records.append(msg(f"u{k}", parent, "user", f"And then step {k}?", 2 * k + 2))
+        records.append(
+            msg(f"a{k}", f"u{k}", "assistant", [{"type": "text", "text": "Done. " * 40}], 2 * k + 3)
+        )
+        parent = f"a{k}"
+    return records
+
+
+@pytest.fixture(scope="module", params=list(MODES))
+def landing_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("landing") / "sessions"
+    folder = root / "--home-alice-src-demo--"
+    folder.mkdir(parents=True)
+    (folder / "2025-01-01T10-00-00-000Z_land.jsonl").write_bytes(
+        to_lines([HEADER, *landing_records()])
+    )
+    out = root.parent / "site"
+    options = MODES[request.param]
+    build_site(root, out, jobs=1, options=options)
+    return out
+
+
+def highlighted(page: Page) -> list[str]:
+    return page.evaluate(
+        "() => { const h = CSS.highlights.get('piexport-hit');"
+        " return h ? [...h].map(r => r.toString()) : []; }"
+    )
+
+
+def test_a_search_result_lands_on_the_match(browser: Browser, landing_site: Path) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    watch = Watch(page)
+    page.goto((landing_site / "search.html").as_uri() + "?q=waitforidle")
+    result = page.locator(".hit-link").first
+    expect(result).to_be_visible()
+    result.click()
+    expect(page).to_have_url(re.compile(r"\?hl=waitforidle#entry-r1$"))
+    target = page.locator("#entry-r1")
+    fold = target.locator("details.fold")
+    expect(fold).to_have_attribute("open", "")  # "Show all 777 lines" opened by itself
+    wait_true(page, "() => CSS.highlights.has('piexport-hit')")
+    assert highlighted(page) == ["waitForIdle"]
+    # the match and the line naming the tool are in sight, clear of the sticky toolbar
+    wait_true(
+        page,
+        """() => {
+          const bar = document.querySelector('.toolbar').getBoundingClientRect().bottom;
+          const r = [...CSS.highlights.get('piexport-hit')][0].getBoundingClientRect();
+          return r.top >= bar && r.bottom <= window.innerHeight;
+        }""",
+    )
+    # (777 lines do not fit on a screen with their tool's name: the match comes first)
+    # moving on: Escape ends the highlight
+    page.keyboard.press("Escape")
+    wait_true(page, "() => !CSS.highlights.has('piexport-hit')")
+    watch.assert_clean()
+    page.close()
+
+
+def test_a_link_lands_with_its_head_clear_of_the_toolbar(
+    browser: Browser, landing_site: Path
+) -> None:
+    session = next(landing_site.glob("*/*land.html"))
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    watch = Watch(page)
+    # a word near the top of a tool result: its tool's name and the match both in sight
+    page.goto(session.as_uri() + "?hl=line+3#entry-r1")
+    wait_true(page, "() => CSS.highlights.has('piexport-hit')")
+    wait_true(
+        page,
+        """() => {
+          const bar = document.querySelector('.toolbar').getBoundingClientRect().bottom;
+          const head = document.querySelector('#entry-r1').closest('.tool').querySelector('.tool-head');
+          const r = head.getBoundingClientRect();
+          return r.top >= bar && r.bottom <= window.innerHeight;
+        }""",
+    )
+    # "line 3" is a phrase of two words here: every "line" and the "3" that starts a word
+    assert set(highlighted(page)) == {"line", "3"}
+    # scrolled out of sight: the highlight ends
+    page.mouse.move(900, 400)
+    page.mouse.wheel(0, 100_000)
+    wait_true(page, "() => !CSS.highlights.has('piexport-hit')")
+    watch.assert_clean()
+    page.close()
+    # without JavaScript the entry is still reached
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 1280, "height": 800}
+    )
+    page = context.new_page()
+    page.goto(session.as_uri() + "?hl=waitforidle#entry-r1")
+    expect(page.locator("#entry-r1")).to_be_in_viewport()
+    context.close()
