@@ -281,8 +281,7 @@
   var landedOn = null, landedSeen = null;
 
   function landingWords() {
-    var q = null;
-    try { q = new URLSearchParams(window.location.search).get("hl"); } catch (e) { return []; }
+    var q = param("hl");
     return q ? q.split(/\s+/).filter(Boolean).slice(0, 20) : [];
   }
 
@@ -369,8 +368,6 @@
   }
   var landObserver = null;
 
-  function unfilter(entry) { /* view filters: below */ }
-
   function clearLanding() {
     if (!landedOn) return;
     if (landObserver) landObserver.unobserve(landedOn);
@@ -452,6 +449,57 @@
     var outlineSummary = outlineBox.querySelector("summary");
     if (outlineSummary) outlineSummary.addEventListener("click", function () { buildNav(); });
     outlineBox.addEventListener("toggle", function () { if (outlineBox.open) { buildNav(); reading = null; queueFollow(); } });
+  }
+
+  // ---- view filters (issue 28): everything, the prompts only, no tool output, the errors
+  // only; a class on <main> (the CSS hides the rest) and ?view=… in the address, so a view
+  // can be kept and sent. A filtered view needs every part of a big page built. An entry a
+  // link, a search or the tree leads to is shown whatever the filter (.pinned).
+  var viewSelect = document.getElementById("view");
+  var viewCount = document.getElementById("view-count");
+  var VIEWS = ["prompts", "quiet", "errors"];
+
+  function param(name) {
+    try { return new URLSearchParams(window.location.search).get(name) || ""; } catch (e) { return ""; }
+  }
+
+  function setView(view, remember) {
+    if (!main) return;
+    if (VIEWS.indexOf(view) < 0) view = "";
+    for (var k = 0; k < VIEWS.length; k++) main.classList.toggle("view-" + VIEWS[k], VIEWS[k] === view);
+    var pins = main.querySelectorAll(".pinned");
+    for (var p = 0; p < pins.length; p++) pins[p].classList.remove("pinned");
+    if (viewSelect) viewSelect.value = view;
+    if (view) { var ps = pendingParts(); for (var b = 0; b < ps.length; b++) materialize(ps[b]); }
+    if (remember) {
+      try {
+        var url = new URL(window.location.href);
+        if (view) url.searchParams.set("view", view); else url.searchParams.delete("view");
+        window.history.replaceState(window.history.state, "", url.toString());
+      } catch (e) { /* the select still works */ }
+    }
+    if (viewCount) {
+      var n = 0, all = main.querySelectorAll("article.entry, .inline-marker");
+      for (var i = 0; view && i < all.length; i++) if (shownNow(all[i])) n++;
+      viewCount.textContent = !view ? "" : n ? n + " shown" : "none here";
+    }
+  }
+
+  // drawn (not in a closed fold, not hidden); a closed <details> may keep its content laid out
+  function shownNow(el) {
+    return el.checkVisibility ? el.checkVisibility() : el.getClientRects().length > 0;
+  }
+
+  function unfilter(entry) {
+    if (!entry || !main || !/\bview-/.test(main.className)) return;
+    for (var e = entry; e && e !== main; e = e.parentElement) {
+      if (e.hasAttribute("data-entry-id")) e.classList.add("pinned");
+    }
+  }
+
+  if (viewSelect && main) {
+    viewSelect.addEventListener("change", function () { setView(viewSelect.value, true); });
+    if (param("view")) setView(param("view"), false);
   }
 
   window.addEventListener("hashchange", function () { reveal(window.location.hash); });
@@ -779,6 +827,7 @@
       index();
       if (shown && !shown[hits[at].id]) choose(hits[at].id);
       openAncestors(hits[at]);
+      unfilter(hits[at]);
       clearLanding();
       land(hits[at], markWords(hits[at], [q], true));
       count.textContent = (at + 1) + " / " + hits.length;

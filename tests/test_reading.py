@@ -120,3 +120,24 @@ def test_trivial_side_branches_share_one_line_and_previews_are_plain(
     rows = {r.id: r.text for r in view.outline}
     assert rows["u1"] == "user: Plan Make it fast"
     assert rows["a1"] == "assistant: Done Use cache() and docs"
+
+
+def test_the_prompts_list_holds_the_current_branchs_prompts(make_session: MakeSession) -> None:
+    records = [
+        msg("u1", None, "user", "## First **ask**", 1),
+        answer("a1", "u1", 2, "ok"),
+        msg("u2", "a1", "user", "A side ask", 3),  # another branch
+        msg("u3", "a1", "user", "Second ask", 4),
+        answer("a3", "u3", 5, "done"),
+    ]
+    html = render_session(load_session(make_session(records)))
+    panel = re.search(r'<details class="prompts-panel".*?</details>', html, re.DOTALL)
+    assert panel is not None
+    assert "2 on the current branch" in panel.group(0)
+    links = re.findall(
+        r'<a href="#(entry-\w+)"><time>[^<]+</time> <span class="t">([^<]*)</span>', panel.group(0)
+    )
+    assert links == [("entry-u1", "First ask"), ("entry-u3", "Second ask")]
+    # the filters need the script, and say so without it
+    assert '<select id="view" class="js-only"' in html
+    assert '<noscript><p class="notice">The view filters' in html

@@ -209,6 +209,12 @@ class SessionView:
         return self.results.get((entry_id, call_id)) if isinstance(call_id, str) else None
 
     @property
+    def prompts(self) -> list[Entry]:
+        """The user's messages on the current branch, in order (the page's prompts list)."""
+        by_id = self.session.by_id
+        return [by_id[i] for i in self.session.tree.path if by_id[i].role == "user"]
+
+    @property
     def leaf_dom(self) -> str:
         leaf = self.session.tree.leaf_id
         return self.dom_of(leaf) if leaf is not None else ""

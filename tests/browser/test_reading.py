@@ -231,3 +231,80 @@ def test_a_link_lands_with_its_head_clear_of_the_toolbar(
     page.goto(session.as_uri() + "?hl=waitforidle#entry-r1")
     expect(page.locator("#entry-r1")).to_be_in_viewport()
     context.close()
+
+
+@pytest.fixture(scope="module", params=list(MODES))
+def shop_modes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    src = next(p for p in sample_files() if "01955b2a" in p.name)
+    out = tmp_path_factory.mktemp("filters") / "shop.html"
+    export_session(src, out, MODES[request.param])
+    return out
+
+
+SHOWN = """sel => [...document.querySelectorAll(sel)].filter(e => e.checkVisibility()).length"""
+
+
+def test_view_filters_are_kept_in_the_address(browser: Browser, shop_modes: Path) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    watch = Watch(page)
+    page.goto(shop_modes.as_uri())
+    expect(page.locator("html")).to_have_class(HAS_JS)
+    everything = page.evaluate(SHOWN, "main article.entry")
+    page.select_option("#view", "prompts")
+    expect(page).to_have_url(re.compile(r"\?view=prompts$"))
+    # only the user's messages, and not none: the two of the current branch in sight
+    wait_true(
+        page,
+        "() => [...document.querySelectorAll('main article.entry')]"
+        ".filter(e => e.checkVisibility()).every(e => e.classList.contains('user'))",
+    )
+    prompts = page.evaluate(SHOWN, "main article.entry.user")
+    assert 0 < prompts < everything
+    expect(page.locator("#view-count")).to_have_text(f"{prompts} shown")
+    # kept on reload
+    page.reload()
+    expect(page.locator("#view")).to_have_value("prompts")
+    wait_true(page, f"() => ({SHOWN})('main article.entry') === {prompts}")
+    # errors only: each entry shown holds an error, and the failing call is shown
+    page.select_option("#view", "errors")
+    expect(page).to_have_url(re.compile(r"\?view=errors$"))
+    failed = page.locator("main .tool.tool-error").first
+    expect(failed).to_be_visible()
+    assert page.evaluate(
+        "() => [...document.querySelectorAll('main article.entry')].filter(e => e.checkVisibility())"
+        ".every(e => e.querySelector('.tool-error, .stop.error, .stop.aborted, .error'))"
+    )
+    expect(page.locator("main .tool:not(.tool-error)").first).to_be_hidden()
+    # no tool output: results say how they ended, their output is gone
+    page.select_option("#view", "quiet")
+    expect(page.locator("main .tool-result .result-head").first).to_be_visible()
+    expect(page.locator("main .tool-result pre").first).to_be_hidden()
+    expect(page.locator("main article.entry.assistant").first).to_be_visible()
+    # everything again: the address forgets the view
+    page.select_option("#view", "")
+    expect(page).not_to_have_url(re.compile(r"view="))
+    wait_true(page, f"() => ({SHOWN})('main article.entry') === {everything}")
+    watch.assert_clean()
+    page.close()
+
+
+def test_a_filter_keeps_what_a_link_or_a_branch_leads_to(
+    browser: Browser, shop_modes: Path
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    watch = Watch(page)
+    # a deep link to an answer, under "prompts only": that answer is shown, no other one
+    page.goto(shop_modes.as_uri() + "?view=prompts#entry-18b6f8f4")
+    target = page.locator("#entry-18b6f8f4")
+    expect(target).to_be_visible()
+    expect(target).to_be_in_viewport()
+    assert page.evaluate(SHOWN, "main article.entry.assistant") == 1
+    # choosing another branch in the tree: its prompt is shown, the filter holds
+    open_tree(page)
+    page.locator("nav.outline a", has_text="user: Yes, add a regression test.").click()
+    chosen = page.locator("main article.user", has_text="Yes, add a regression test.")
+    expect(chosen).to_be_visible()
+    expect(page.locator("main article.user", has_text="Actually, coupons should")).to_be_hidden()
+    expect(page.locator("#view")).to_have_value("prompts")
+    watch.assert_clean()
+    page.close()
