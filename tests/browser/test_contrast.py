@@ -70,6 +70,7 @@ def pages(site: Path) -> list[tuple[str, str]]:
         ("project index", (shop.parent / "index.html").as_uri()),
         ("search", (site / "search.html").as_uri() + "?q=coupon"),
         ("compare", shop.as_uri() + "#compare=38c84050,4b017ce2"),
+        ("keys", shop.as_uri()),
     ]
     return found
 
@@ -86,6 +87,9 @@ def test_every_text_meets_wcag_aa(browser: Browser, site: Path, scheme: str) -> 
         if name == "compare":
             expect(page.locator("#compare .cmp-row").first).to_be_visible()
         every_text_shown(page)
+        if name == "keys":
+            page.keyboard.press("?")
+            expect(page.locator("dialog#keys")).to_be_visible()
         expect(page.locator("html")).to_have_class(DARK if scheme == "dark" else LIGHT)
         bad = page.evaluate(LOW_CONTRAST, 50)
         if bad:

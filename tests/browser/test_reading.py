@@ -308,3 +308,85 @@ def test_a_filter_keeps_what_a_link_or_a_branch_leads_to(
     expect(page.locator("#view")).to_have_value("prompts")
     watch.assert_clean()
     page.close()
+
+
+def test_copy_buttons_copy_code_commands_and_links(browser: Browser, shop_page: Path) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    watch = Watch(page)
+    page.goto(shop_page.as_uri())
+    expect(page.locator("html")).to_have_class(HAS_JS)
+    # a bash call: pointing at its entry adds the buttons; the command is copied as written
+    tool = page.locator("main .tool-bash").first
+    tool.scroll_into_view_if_needed()
+    tool.locator("pre.hl").first.hover()
+    button = tool.locator("button.copy[aria-label='Copy the command']").first
+    expect(button).to_be_visible()
+    command = tool.locator("pre.hl").first.text_content()
+    button.click()
+    expect(button).to_have_class(re.compile(r"\bdone\b"))
+    assert page.evaluate("navigator.clipboard.readText()") == command
+    # a folded output copies all its lines, not the preview
+    src = next(p for p in sample_files() if "019483f7" in p.name)
+    pipeline = shop_page.parent / "pipeline.html"
+    export_session(src, pipeline)
+    page.goto(pipeline.as_uri())
+    fold = page.locator("main details.fold:visible").first
+    fold.scroll_into_view_if_needed()
+    fold.hover()
+    fold_button = fold.locator("xpath=preceding-sibling::button[contains(@class,'copy')][1]")
+    fold_button.click()
+    expect(fold_button).to_have_class(re.compile(r"\bdone\b"))
+    full = fold.locator(":scope > pre, :scope > .code-with-lines pre.hl").first.text_content()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == full and copied.count("\n") > 20
+    # a link to an entry
+    page.goto(shop_page.as_uri())
+    entry = page.locator("main article.entry.user").first
+    entry.hover()
+    entry.locator("button.copy-link").click()
+    dom = entry.get_attribute("id")
+    assert page.evaluate("navigator.clipboard.readText()") == shop_page.as_uri() + "#" + dom
+    watch.assert_clean()
+    context.close()
+
+
+def test_with_no_clipboard_the_text_is_selected(browser: Browser, shop_page: Path) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.add_init_script(
+        "Object.defineProperty(navigator, 'clipboard', { value: undefined });"
+        "document.execCommand = () => false;"
+    )
+    page.goto(shop_page.as_uri())
+    tool = page.locator("main .tool-bash").first
+    tool.scroll_into_view_if_needed()
+    tool.locator("pre.hl").first.hover()
+    button = tool.locator("button.copy").first
+    button.click()
+    expect(button).to_have_class(re.compile(r"\bselected\b"))
+    selected = page.evaluate("getSelection().toString()")
+    assert selected.rstrip("\n") == (tool.locator("pre.hl").first.text_content() or "").rstrip("\n")
+    # copy buttons are never part of what search or highlight reads (labels are CSS)
+    assert "Copy" not in (tool.text_content() or "")
+    page.close()
+
+
+def test_question_mark_shows_the_keys(browser: Browser, shop_page: Path) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    watch = Watch(page)
+    page.goto(shop_page.as_uri())
+    expect(page.locator("html")).to_have_class(HAS_JS)
+    keys = page.locator("dialog#keys")
+    expect(keys).to_be_hidden()
+    page.keyboard.press("?")
+    expect(keys).to_be_visible()
+    expect(keys).to_contain_text("next and previous entry")
+    page.keyboard.press("Escape")
+    expect(keys).to_be_hidden()
+    page.click("button[data-action='keys']")
+    expect(keys).to_be_visible()
+    page.click("button[data-action='close-keys']")
+    expect(keys).to_be_hidden()
+    watch.assert_clean()
+    page.close()
