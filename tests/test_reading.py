@@ -109,6 +109,7 @@ def test_trivial_side_branches_share_one_line_and_previews_are_plain(
     html = render_session(view)
     panel = html[html.index('id="branches"') : html.index('id="compare"')]
     assert panel.count('class="branch-card') == 2  # the current branch and u2's
+    assert panel.count("data-pick=") == 2  # only cards are ticked to compare
     line = re.search(r'<li class="branch-trivial">.*?</li>', panel, re.DOTALL)
     assert line is not None
     assert "3 side branches with no message of their own" in line.group(0)
