@@ -376,20 +376,22 @@
   }
 
   // Scroll so that the entry's head (a tool result: the call's, which names the tool) and
-  // the first match are both in sight under the toolbar; a match too far down for that is
-  // put a third of the way down the screen.
+  // the first match (or, with none, the entry's first lines) are both in sight under the
+  // toolbar; a match too far down for that is put a third of the way down the screen, an
+  // entry with no match at the top.
   function land(el, range) {
     var top = toolbarBottom() + 8, room = window.innerHeight - top;
     var heads = [];
     var tool = el.classList.contains("tool-result") ? el.parentElement.closest(".tool") : null;
     if (tool) heads.push(tool);
     heads.push(el);
-    var match = range ? range.getBoundingClientRect() : null;
+    var box = el.getBoundingClientRect();
+    var match = range ? range.getBoundingClientRect() : { top: box.top, bottom: box.top + Math.min(box.height, 80) };
     for (var i = 0; i < heads.length; i++) {
       var headTop = heads[i].getBoundingClientRect().top;
-      if (!match || match.bottom - headTop <= room - 24) { window.scrollBy(0, headTop - top); return; }
+      if (match.bottom - headTop <= room - 24) { window.scrollBy(0, headTop - top); return; }
     }
-    window.scrollBy(0, match.top - top - room / 3);
+    window.scrollBy(0, match.top - top - (range ? room / 3 : 0));
   }
 
   // Scroll the tree (never the page) so a row is in sight, a third of the way down.
@@ -1221,6 +1223,7 @@
         else if (allOpen) ds[i].open = true;
       }
       index();
+      if (viewSelect && viewSelect.value) setView(viewSelect.value, false);  // new parts built
       if (chosen) choose(chosen);
       else { main.classList.remove("choosing"); if (nav) nav.classList.remove("choosing"); if (status) status.hidden = true; }
       // a reader at the end follows the session; anyone else stays where they were

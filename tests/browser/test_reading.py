@@ -143,6 +143,18 @@ def landing_records() -> list[dict[str, object]]:
             msg(f"a{k}", f"u{k}", "assistant", [{"type": "text", "text": "Done. " * 40}], 2 * k + 3)
         )
         parent = f"a{k}"
+    # a call too long to show with its result: a link to the result shows the result
+    script = "\n".join(f"echo step {k}" for k in range(120))
+    records.append(
+        msg(
+            "a90",
+            parent,
+            "assistant",
+            [{"type": "toolCall", "id": "c90", "name": "bash", "arguments": {"command": script}}],
+            200,
+        )
+    )
+    records.append(tool_result("r90", "a90", "all steps done", 201, "c90", "bash"))
     return records
 
 
@@ -222,6 +234,18 @@ def test_a_link_lands_with_its_head_clear_of_the_toolbar(
     page.mouse.wheel(0, 100_000)
     wait_true(page, "() => !CSS.highlights.has('piexport-hit')")
     watch.assert_clean()
+    page.close()
+    # a plain link to a result whose call is taller than the screen: the result is in sight
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(session.as_uri() + "#entry-r90")
+    wait_true(
+        page,
+        """() => {
+          const bar = document.querySelector('.toolbar').getBoundingClientRect().bottom;
+          const r = document.querySelector('#entry-r90').getBoundingClientRect();
+          return r.top >= bar && r.top < window.innerHeight - 40;
+        }""",
+    )
     page.close()
     # without JavaScript the entry is still reached
     context = browser.new_context(
