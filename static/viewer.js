@@ -531,8 +531,8 @@
     if (button) {
       var action = button.getAttribute("data-action");
       if (action === "theme") toggleTheme();
-      else if (action === "keys") showKeys();
-      else if (action === "close-keys") { if (keys && keys.open) keys.close(); }
+      else if (action === "keys" && keys && !keys.togglePopover) keys.classList.toggle("shown");
+      else if (action === "close-keys" && keys && !keys.togglePopover) keys.classList.remove("shown");
       else if (action === "copy") copyFrom(button);
       else if (action === "expand") setAll(true);
       else if (action === "collapse") setAll(false);
@@ -961,10 +961,14 @@
     main.addEventListener("focusin", wantCopy);
   }
 
-  // ---- keyboard help (issue 28): ? shows the keys
+  // ---- keyboard help (issue 28): ? (or the toolbar's ? button) shows the keys in a popover
+  // under the toolbar; Esc, a click elsewhere or Close hide it. A browser without popovers
+  // gets a class instead.
   var keys = document.getElementById("keys");
   function showKeys() {
-    if (keys && !keys.open && keys.showModal) keys.showModal();
+    if (!keys) return;
+    if (keys.showPopover) { if (!keys.matches(":popover-open")) keys.showPopover(); }
+    else keys.classList.add("shown");
   }
 
   // ---- keyboard: / search, j/k next/previous entry, e/c expand/collapse, t theme, ? keys
@@ -996,7 +1000,7 @@
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (ev.target instanceof Element && ev.target.closest("input, textarea, select")) return;
     if (ev.key === "/" && search) { ev.preventDefault(); search.focus(); return; }
-    if (ev.key === "Escape") clearLanding();
+    if (ev.key === "Escape") { clearLanding(); if (keys) keys.classList.remove("shown"); }
     if (ev.key === "?") { ev.preventDefault(); showKeys(); return; }
     if (ev.key === "t") toggleTheme();
     else if (ev.key === "e" && main) setAll(true);
