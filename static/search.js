@@ -699,10 +699,16 @@
     var d = new Date(ms);
     return d.toISOString().slice(0, 10);
   }
+  // ?hl=WORDS for the session page: it opens what hides them in the entry and marks them
+  function landing(q) {
+    var words = [];
+    q.words.forEach(function (w) { if (!w.exclude) w.runs.forEach(function (r) { words.push(r[0]); }); });
+    return words.length ? "?hl=" + encodeURIComponent(words.join(" ")) : "";
+  }
   function hitItem(h, s, q) {
     var li = el("li", "hit");
     var a = el("a", "hit-link");
-    a.href = s.h + "#" + h.row[1];
+    a.href = s.h + landing(q) + "#" + h.row[1];
     var role = data.meta.roles[data.entries.k[h.r] >> 1];
     var tool = data.meta.tools[data.entries.t[h.r]];
     a.appendChild(el("span", "hit-role role-" + role, role + (tool ? " · " + tool : "") + ((data.entries.k[h.r] & 1) ? " · error" : "")));

@@ -243,7 +243,7 @@
     }
   }
 
-  function reveal(hash) {
+  function reveal(hash, words) {
     if (!hash || hash.length < 2) return;
     var id;
     try { id = decodeURIComponent(hash.slice(1)); } catch (e) { return; }
@@ -252,19 +252,194 @@
     index();
     var entry = el.closest("[data-entry-id]");
     if (entry && main && main.contains(entry) && shown && !shown[entry.id]) choose(entry.id);
+    if (el.tagName === "DETAILS") el.open = true;
     openAncestors(el);
-    el.scrollIntoView({ block: "start" });
+    unfilter(entry);
+    clearLanding();
+    var first = entry && words && words.length ? markWords(entry, words, false) : null;
+    land(entry || el, first);
     if (nav) {
       var old = nav.querySelectorAll("a.current");
       for (var i = 0; i < old.length; i++) old[i].classList.remove("current");
       var link = navLink(id);
       if (link) {
         link.classList.add("current");
-        var box = nav.getBoundingClientRect(), r = link.getBoundingClientRect();
-        if (r.top < box.top || r.bottom > box.bottom) link.scrollIntoView({ block: "nearest" });
+        showRow(link);
       }
     }
   }
+
+  // ---- landing (issue 28): a search result links to session.html?hl=WORDS#entry-ID. The
+  // words are found in that entry (folded as search folds them: case and accents), every
+  // fold hiding one is opened, the page scrolls so the entry's head and the first match
+  // are clear of the sticky toolbar, and the words are highlighted (CSS Custom Highlight
+  // API: ranges over the page's text, nothing in the DOM changes) until the reader moves
+  // on: another link, Escape, or the entry scrolled out of sight.
+  var HIGHLIGHT = "piexport-hit";
+  var NOSPACE = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\u{20000}-\u{3134f}]/u;
+  var WORDISH = /[\p{L}\p{N}]/u;
+  var landedOn = null, landedSeen = null;
+
+  function landingWords() {
+    var q = param("hl");
+    return q ? q.split(/\s+/).filter(Boolean).slice(0, 20) : [];
+  }
+
+  function foldChar(ch) {
+    return ch.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().normalize("NFC");
+  }
+  // a text folded, and for each of its characters the index of the one it came from
+  // (null: the same places, for the common ASCII text)
+  function folded(text) {
+    if (/^[\x00-\x7f]*$/.test(text)) return [text.toLowerCase(), null];
+    var out = "", where = [];
+    for (var i = 0; i < text.length;) {
+      var cp = text.codePointAt(i), ch = String.fromCodePoint(cp), f = foldChar(ch);
+      for (var k = 0; k < f.length; k++) where.push(i);
+      out += f;
+      i += ch.length;
+    }
+    return [out, where];
+  }
+
+  // Ranges over an entry's own text (not its heads, not the previews of its folds, not the
+  // entries drawn inside it) where a word starts; with ``anywhere`` (a phrase typed in the
+  // page's own search box), any place in the entry and the entries inside it. The folds
+  // holding them are opened; the first range shown is returned.
+  function markWords(entry, words, anywhere) {
+    var nodes = [], starts = [], maps = [], text = "";
+    var walker = document.createTreeWalker(entry, NodeFilter.SHOW_TEXT, { acceptNode: function (n) {
+      var p = n.parentElement;
+      if (!p || p.closest(".entry-head, .result-head, summary .preview, .copy, .stub")) return NodeFilter.FILTER_REJECT;
+      return anywhere || p.closest("[data-entry-id]") === entry ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_REJECT;
+    } });
+    for (var n = walker.nextNode(); n && text.length < 20000000; n = walker.nextNode()) {
+      var f = folded(n.nodeValue);
+      nodes.push(n); starts.push(text.length); maps.push(f[1]);
+      text += f[0];
+    }
+    function at(pos, end) {  // folded position → [node, offset in it]
+      var lo = 0, hi = starts.length - 1;
+      while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (starts[mid] <= pos - (end ? 1 : 0)) lo = mid; else hi = mid - 1; }
+      var local = pos - starts[lo], map = maps[lo];
+      if (end) return [nodes[lo], map ? map[local - 1] + 1 : local];
+      return [nodes[lo], map ? map[local] : local];
+    }
+    var ranges = [];
+    words.forEach(function (w) {
+      var word = folded(w)[0].trim();
+      if (!word) return;
+      var boundary = !anywhere && WORDISH.test(word.charAt(0)) && !NOSPACE.test(word);
+      var pattern = word.split(/\s+/).map(function (x) { return x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }).join("\\s+");
+      var re = new RegExp(pattern, "gu"), m, found = 0;
+      while ((m = re.exec(text)) && found < 300) {
+        if (!m[0].length) { re.lastIndex++; continue; }
+        if (boundary && m.index > 0 && WORDISH.test(text.charAt(m.index - 1))) continue;
+        var a = at(m.index, false), b = at(m.index + m[0].length, true);
+        var r = document.createRange();
+        r.setStart(a[0], a[1]);
+        r.setEnd(b[0], b[1]);
+        ranges.push(r);
+        found++;
+      }
+    });
+    if (!ranges.length) return null;
+    ranges.sort(function (x, y) { return x.compareBoundaryPoints(Range.START_TO_START, y); });
+    for (var i = 0; i < ranges.length; i++) openAncestors(ranges[i].startContainer.parentElement);
+    if (window.CSS && CSS.highlights && window.Highlight) {
+      var h = new Highlight();
+      for (var j = 0; j < ranges.length; j++) h.add(ranges[j]);
+      CSS.highlights.set(HIGHLIGHT, h);
+    }
+    landedOn = entry;
+    landedSeen = false;
+    if (!landObserver && "IntersectionObserver" in window) {
+      landObserver = new IntersectionObserver(function (seen) {
+        for (var k = 0; k < seen.length; k++) {
+          if (seen[k].target !== landedOn) continue;
+          if (seen[k].isIntersecting) landedSeen = true;
+          else if (landedSeen) clearLanding();
+        }
+      });
+    }
+    if (landObserver) landObserver.observe(entry);
+    for (var v = 0; v < ranges.length; v++) if (ranges[v].getClientRects().length) return ranges[v];
+    return null;
+  }
+  var landObserver = null;
+
+  function clearLanding() {
+    if (!landedOn) return;
+    if (landObserver) landObserver.unobserve(landedOn);
+    landedOn = null;
+    if (window.CSS && CSS.highlights) CSS.highlights.delete(HIGHLIGHT);
+  }
+
+  // Scroll so that the entry's head (a tool result: the call's, which names the tool) and
+  // the first match (or, with none, the entry's first lines) are both in sight under the
+  // toolbar; a match too far down for that is put a third of the way down the screen, an
+  // entry with no match at the top.
+  function land(el, range) {
+    var top = toolbarBottom() + 8, room = window.innerHeight - top;
+    var heads = [];
+    var tool = el.classList.contains("tool-result") ? el.parentElement.closest(".tool") : null;
+    if (tool) heads.push(tool);
+    heads.push(el);
+    var box = el.getBoundingClientRect();
+    var match = range ? range.getBoundingClientRect() : { top: box.top, bottom: box.top + Math.min(box.height, 80) };
+    for (var i = 0; i < heads.length; i++) {
+      var headTop = heads[i].getBoundingClientRect().top;
+      if (match.bottom - headTop <= room - 24) { window.scrollBy(0, headTop - top); return; }
+    }
+    window.scrollBy(0, match.top - top - (range ? room / 3 : 0));
+  }
+
+  // Scroll the tree (never the page) so a row is in sight, a third of the way down.
+  function showRow(link) {
+    var box = nav.getBoundingClientRect(), r = link.getBoundingClientRect();
+    if (r.top < box.top || r.bottom > box.bottom) nav.scrollTop += r.top - box.top - box.height / 3;
+  }
+
+  // ---- the tree follows the reading position: the row of the entry at the top of the
+  // screen is marked, and the tree scrolls itself to keep it in sight. No focus moves and
+  // the page never scrolls for it; once a frame at most, and only while the tree is open.
+  var reading = null, readingQueued = false;
+  function toolbarBottom() {
+    var bar = document.querySelector(".toolbar");
+    return bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
+  }
+  function entryAtTop() {
+    var box = main.getBoundingClientRect(), x = box.left + Math.min(40, box.width / 2);
+    for (var y = toolbarBottom() + 48; y < window.innerHeight; y += 24) {
+      var hit = document.elementFromPoint(x, y);
+      var entry = hit && main.contains(hit) ? hit.closest("[data-entry-id]") : null;
+      if (entry) return entry;
+    }
+    return null;
+  }
+  function follow() {
+    readingQueued = false;
+    if (!nav || !navBuilt || !outlineBox || !outlineBox.open || !main) return;
+    var entry = entryAtTop();
+    var link = entry ? navLink(entry.id) : null;
+    if (link === reading) return;
+    if (reading) { reading.classList.remove("reading"); reading.removeAttribute("aria-current"); }
+    reading = link;
+    if (link) {
+      link.classList.add("reading");
+      link.setAttribute("aria-current", "location");
+      showRow(link);
+    }
+  }
+  var settle = 0;
+  function queueFollow() {
+    if (!readingQueued) { readingQueued = true; window.requestAnimationFrame(follow); }
+    // and once more when scrolling has stopped: entries drawn as they come into view take
+    // their real height a frame later, which moves what is at the top without a scroll
+    window.clearTimeout(settle);
+    settle = window.setTimeout(function () { window.requestAnimationFrame(follow); }, 200);
+  }
+  window.addEventListener("scroll", queueFollow, { passive: true });
 
   // The tree starts folded (phones see the conversation first); wide screens unfold it.
   var outlineBox = document.querySelector(".outline-box");
@@ -275,11 +450,69 @@
     // reader would see an empty box for a frame
     var outlineSummary = outlineBox.querySelector("summary");
     if (outlineSummary) outlineSummary.addEventListener("click", function () { buildNav(); });
-    outlineBox.addEventListener("toggle", function () { if (outlineBox.open) buildNav(); });
+    outlineBox.addEventListener("toggle", function () { if (outlineBox.open) { buildNav(); reading = null; queueFollow(); } });
+  }
+
+  // ---- view filters (issue 28): everything, the prompts only, no tool output, the errors
+  // only; a class on <main> (the CSS hides the rest) and ?view=… in the address, so a view
+  // can be kept and sent. A filtered view needs every part of a big page built. An entry a
+  // link, a search or the tree leads to is shown whatever the filter (.pinned).
+  var viewSelect = document.getElementById("view");
+  var viewCount = document.getElementById("view-count");
+  var VIEWS = ["prompts", "quiet", "errors"];
+
+  function param(name) {
+    try { return new URLSearchParams(window.location.search).get(name) || ""; } catch (e) { return ""; }
+  }
+
+  function setView(view, remember) {
+    if (!main) return;
+    if (VIEWS.indexOf(view) < 0) view = "";
+    for (var k = 0; k < VIEWS.length; k++) main.classList.toggle("view-" + VIEWS[k], VIEWS[k] === view);
+    var pins = main.querySelectorAll(".pinned");
+    for (var p = 0; p < pins.length; p++) pins[p].classList.remove("pinned");
+    if (viewSelect) viewSelect.value = view;
+    if (view) { var ps = pendingParts(); for (var b = 0; b < ps.length; b++) materialize(ps[b]); }
+    if (remember) {
+      try {
+        var url = new URL(window.location.href);
+        if (view) url.searchParams.set("view", view); else url.searchParams.delete("view");
+        window.history.replaceState(window.history.state, "", url.toString());
+      } catch (e) { /* the select still works */ }
+    }
+    if (viewCount) {
+      var n = 0, all = main.querySelectorAll("article.entry, .inline-marker");
+      for (var i = 0; view && i < all.length; i++) if (shownNow(all[i])) n++;
+      viewCount.textContent = !view ? "" : n ? n + " shown" : "none here";
+    }
+  }
+
+  // drawn (not in a closed fold, not hidden); a closed <details> may keep its content laid out
+  function shownNow(el) {
+    return el.checkVisibility ? el.checkVisibility() : el.getClientRects().length > 0;
+  }
+
+  function unfilter(entry) {
+    if (!entry || !main || !/\bview-/.test(main.className)) return;
+    for (var e = entry; e && e !== main; e = e.parentElement) {
+      if (e.hasAttribute("data-entry-id")) e.classList.add("pinned");
+    }
+  }
+
+  if (viewSelect && main) {
+    viewSelect.addEventListener("change", function () { setView(viewSelect.value, true); });
+    if (param("view")) setView(param("view"), false);
   }
 
   window.addEventListener("hashchange", function () { reveal(window.location.hash); });
-  reveal(window.location.hash);
+  reveal(window.location.hash, landingWords());
+  if (window.location.hash.length > 1 && document.readyState !== "complete") {
+    // the browser scrolls to the fragment itself once the page has loaded (the entry's
+    // top, under the toolbar): land again after it
+    window.addEventListener("load", function () {
+      window.requestAnimationFrame(function () { reveal(window.location.hash, landingWords()); });
+    }, { once: true });
+  }
 
   function setAll(open) {
     allOpen = open;
@@ -298,6 +531,9 @@
     if (button) {
       var action = button.getAttribute("data-action");
       if (action === "theme") toggleTheme();
+      else if (action === "keys" && keys && !keys.togglePopover) keys.classList.toggle("shown");
+      else if (action === "close-keys" && keys && !keys.togglePopover) keys.classList.remove("shown");
+      else if (action === "copy") copyFrom(button);
       else if (action === "expand") setAll(true);
       else if (action === "collapse") setAll(false);
       else if (action === "current-branch") {
@@ -596,7 +832,9 @@
       index();
       if (shown && !shown[hits[at].id]) choose(hits[at].id);
       openAncestors(hits[at]);
-      hits[at].scrollIntoView({ block: "center" });
+      unfilter(hits[at]);
+      clearLanding();
+      land(hits[at], markWords(hits[at], [q], true));
       count.textContent = (at + 1) + " / " + hits.length;
     });
   }
@@ -629,10 +867,114 @@
     });
   });
 
-  // ---- keyboard: / search, j/k next/previous entry, e/c expand/collapse, t theme
+  // ---- copy buttons (issue 28): on an entry's code blocks, commands and outputs (a folded
+  // one copies all of it) and beside its link, added when the entry is first pointed at or
+  // reached with the keyboard. The clipboard API where the page may use it; else the
+  // browser's copy command; else the text is selected for the reader to copy. Labels are
+  // CSS (::before), so no button text joins the entry's text.
+  var BLOCKS = "details.fold, .code-with-lines, pre.hl, pre.output";
+
+  function copyButton(what, cls) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "copy" + (cls ? " " + cls : "");
+    b.setAttribute("data-action", "copy");
+    b.setAttribute("aria-label", what);
+    b.title = what;
+    return b;
+  }
+
+  function addCopyButtons(entry) {
+    if (!entry || entry.__copy) return;
+    entry.__copy = true;
+    var blocks = entry.querySelectorAll(BLOCKS);
+    for (var i = 0; i < blocks.length; i++) {
+      var block = blocks[i];
+      // one button a block: not for a block inside another one, nor in a fold's preview
+      if (block.parentElement.closest(BLOCKS) || block.closest("summary")) continue;
+      var owner = block.closest("[data-entry-id]");
+      if (owner !== entry && owner && owner.__copy) continue;
+      var what = block.closest(".tool-bash, .bash-execution") && block.matches("pre.hl") ? "Copy the command" : "Copy this text";
+      block.parentNode.insertBefore(copyButton(what), block);
+    }
+    var links = entry.querySelectorAll(".deeplink");
+    for (var j = 0; j < links.length; j++) {
+      if (links[j].nextElementSibling && links[j].nextElementSibling.classList.contains("copy-link")) continue;
+      links[j].parentNode.insertBefore(copyButton("Copy a link to this entry", "copy-link"), links[j].nextSibling);
+    }
+  }
+
+  function blockText(block) {
+    if (block.tagName === "PRE") return block.textContent;
+    var code = block.querySelectorAll(":scope > pre:not(.preview), :scope > .code-with-lines > pre.hl, :scope > pre.hl");
+    if (block.classList.contains("code-with-lines")) return block.querySelector("pre.hl").textContent;
+    if (code.length) return code[code.length - 1].textContent;
+    var parts = [];  // a fold of another kind (a list, a diff): its text without the summary
+    for (var c = block.firstElementChild; c; c = c.nextElementSibling) if (c.tagName !== "SUMMARY") parts.push(c.innerText || c.textContent);
+    return parts.join("\n");
+  }
+
+  function copyFrom(button) {
+    var text, block = null;
+    if (button.classList.contains("copy-link")) {
+      var link = button.previousElementSibling;
+      text = window.location.href.split(/[?#]/)[0] + (link ? link.getAttribute("href") : "");
+    } else {
+      block = button.nextElementSibling;
+      if (!block) return;
+      text = blockText(block);
+    }
+    function said(state) {
+      button.classList.remove("done", "failed", "selected");
+      button.classList.add(state);
+      window.setTimeout(function () { button.classList.remove(state); }, 2500);
+    }
+    function fallback() {
+      var area = document.createElement("textarea");
+      area.className = "copy-buffer";
+      area.value = text;
+      area.setAttribute("readonly", "");
+      document.body.appendChild(area);
+      area.select();
+      var ok = false;
+      try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+      document.body.removeChild(area);
+      button.focus();
+      if (ok) { said("done"); return; }
+      if (block) {  // no clipboard at all (a file:// page may have none): select it instead
+        var sel = window.getSelection();
+        sel.selectAllChildren(block.tagName === "PRE" ? block : (block.querySelector("pre.hl, pre:not(.preview)") || block));
+        said("selected");
+      } else said("failed");
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () { said("done"); }, fallback);
+    } else fallback();
+  }
+
+  if (main) {
+    var wantCopy = function (ev) {
+      var t = ev.target;
+      if (t instanceof Element) addCopyButtons(t.closest("article.entry, .inline-marker"));
+    };
+    main.addEventListener("pointerover", wantCopy);
+    main.addEventListener("focusin", wantCopy);
+  }
+
+  // ---- keyboard help (issue 28): ? (or the toolbar's ? button) shows the keys in a popover
+  // under the toolbar; Esc, a click elsewhere or Close hide it. A browser without popovers
+  // gets a class instead.
+  var keys = document.getElementById("keys");
+  function showKeys() {
+    if (!keys) return;
+    if (keys.showPopover) { if (!keys.matches(":popover-open")) keys.showPopover(); }
+    else keys.classList.add("shown");
+  }
+
+  // ---- keyboard: / search, j/k next/previous entry, e/c expand/collapse, t theme, ? keys
   function visibleEntries() {
     var all = main.querySelectorAll("article.entry, .inline-marker"), out = [];
-    for (var i = 0; i < all.length; i++) if (all[i].getClientRects().length) out.push(all[i]);
+    for (var i = 0; i < all.length; i++) if (shownNow(all[i])) out.push(all[i]);
     return out;
   }
 
@@ -658,6 +1000,8 @@
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (ev.target instanceof Element && ev.target.closest("input, textarea, select")) return;
     if (ev.key === "/" && search) { ev.preventDefault(); search.focus(); return; }
+    if (ev.key === "Escape") { clearLanding(); if (keys) keys.classList.remove("shown"); }
+    if (ev.key === "?") { ev.preventDefault(); showKeys(); return; }
     if (ev.key === "t") toggleTheme();
     else if (ev.key === "e" && main) setAll(true);
     else if (ev.key === "c" && main) setAll(false);
@@ -897,6 +1241,7 @@
         else if (allOpen) ds[i].open = true;
       }
       index();
+      if (viewSelect && viewSelect.value) setView(viewSelect.value, false);  // new parts built
       if (chosen) choose(chosen);
       else { main.classList.remove("choosing"); if (nav) nav.classList.remove("choosing"); if (status) status.hidden = true; }
       // a reader at the end follows the session; anyone else stays where they were

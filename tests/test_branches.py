@@ -147,7 +147,9 @@ def test_one_leaf_many_leaves_and_a_fork(make_session: MakeSession) -> None:
     assert only.current and only.shared == 0
     html = render_session(build_view(one))
     static_checks(html)
-    assert "No other branches" in html and 'id="branch-data"' not in html
+    # one path: no panel (issue 28), the header says so
+    assert 'id="branches"' not in html and 'id="branch-data"' not in html
+    assert "<dt>Branches</dt><dd>one branch</dd>" in html
 
     many = load_session(make_session(many_leaves(25)))
     branches = list_branches(many)
@@ -172,9 +174,9 @@ def test_one_leaf_many_leaves_and_a_fork(make_session: MakeSession) -> None:
     )
     view = build_view(forked, parent_href="./parent.html")
     html = render_session(view)
-    assert 'This session was forked from <a href="./parent.html">' in html
+    assert '<dt>Forked from</dt><dd><a href="./parent.html">' in html
     html = render_session(build_view(forked))
-    assert "forked from <code>/x/parent.jsonl</code>" in html
+    assert "<dt>Forked from</dt><dd><code>/x/parent.jsonl</code>" in html
 
 
 def test_cli_branches_and_compare(make_session: MakeSession, runner: CliRunner) -> None:

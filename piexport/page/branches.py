@@ -19,6 +19,7 @@ from ..read.jsonutil import dumps
 from ..report.branches import Branch, figures_line, list_branches
 from ..report.compare import Cache, Comparison, Side, compare
 from ..report.files import shown_path
+from .outline import plain_words
 from .textsafe import plain_controls
 from .view import SessionView
 
@@ -33,6 +34,19 @@ class BranchPanel:
     island: Markup
     """The compare view's data as a ``<script type="application/json">`` element."""
     comparable: bool
+    trivial: frozenset[str] = frozenset()
+    """Leaves of side branches with no message of their own (a label, a model change, a
+    summary left behind): listed on one line, not given a card of zeros each."""
+
+    @staticmethod
+    def words(text: str) -> str:
+        """A preview as the words a reader sees (no ``##`` or ``**``)."""
+        return plain_words(text)
+
+
+def is_trivial(b: Branch) -> bool:
+    """A side branch with no message of its own: no request, answer, tool call or command."""
+    return not b.current and b.figures.message_count == 0
 
 
 def _t(text: Any) -> str:
@@ -96,8 +110,8 @@ def _side(v: SessionView, side: Side, line: str, pool: _Pool) -> dict[str, Any]:
             pool.add(
                 [
                     v.dom_of(t.entry),
-                    None if t.user is None else _t(t.user),
-                    _t(t.answer),
+                    None if t.user is None else _t(plain_words(t.user)),
+                    _t(plain_words(t.answer)),
                     t.tool_calls,
                     t.tool_errors,
                     _t(t.stop) if t.stop else None,
@@ -175,4 +189,5 @@ def branch_panel(v: SessionView) -> BranchPanel:
         "sides": sides.items,
         "turns": turns.items,
     }
-    return BranchPanel(branches, island(data), comparable)
+    trivial = frozenset(b.leaf for b in branches if is_trivial(b))
+    return BranchPanel(branches, island(data), comparable, trivial)

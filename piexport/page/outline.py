@@ -14,6 +14,7 @@ from ..read.jsonutil import dumps, finite_number
 from ..read.model import Entry, Session, content_text
 from ..read.system import describe_update, leading_system_ids
 from ..read.tree import flatten
+from ..report.files import is_windows_path, shown_path
 from ..share.cut import shorten
 from .textsafe import plain_controls
 
@@ -240,3 +241,94 @@ def render_tree_text(session: Session, *, ids: bool = False, width: int | None =
             line = line[: max(1, width - 1)] + "…"
         lines.append(line)
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+# ---- the page's tree rows (issue 28): what differs first ----------------------------------
+
+_PATH_ARGS = ("path", "file_path")
+_CD_HERE = re.compile(r"""^cd\s+(["']?)\.\1\s*(?:&&|;)\s*""")
+
+
+def command_head(command: str, cwd: str | None) -> str:
+    """A shell command as a tree row shows it: its first line (``…`` when more follow), the
+    session's cwd written as ``.`` (its files relative to it), and a leading ``cd <cwd> &&``
+    left out, since every command runs there anyway."""
+    lines = [ln for ln in command.split("\n") if ln.strip()]
+    head = " ".join(lines[0].split()) if lines else ""
+    base = (cwd or "").rstrip("/\\")
+    if len(base) > 1:
+        windows = is_windows_path(base)
+        here = re.compile(
+            re.escape(base) + r"""(?:[/\\]|(?=$|[\s'";&|)]))""",
+            re.IGNORECASE if windows else 0,
+        )
+        head = here.sub(lambda m: "" if m.group(0)[-1:] in "/\\" else ".", head)
+        # "cd /repo/src" became "cd src", "cd /repo" became "cd ."; "cd /repo/" became "cd "
+        head = re.sub(r"^cd\s*(&&|;)", r"cd . \1", head)
+        head = _CD_HERE.sub("", head)
+    return head + (" …" if len(lines) > 1 else "")
+
+
+_MD_MARKS = [
+    (re.compile(r"(^|\s)#{1,6}(?=\s)"), r"\1"),  # headings
+    (re.compile(r"(^|\s)>(?=\s)"), r"\1"),  # quotes
+    (re.compile(r"```[\w+.-]*"), ""),  # fences and their language
+    (re.compile(r"`([^`]+)`"), r"\1"),  # inline code
+    (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), r"\1"),  # bold
+    (re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # italic
+    (re.compile(r"!?\[([^\]]*)\]\([^)\s]*\)"), r"\1"),  # links and images: their text
+]
+
+
+def plain_words(text: str) -> str:
+    """One line of markdown as the words a reader sees: ``## Plan **now**`` → ``Plan now``
+    (heading and quote marks, fences, code ticks, bold and italic marks, link targets out),
+    spaces collapsed. For previews: tree rows, branch cards, the prompts list."""
+    for pattern, repl in _MD_MARKS:
+        text = pattern.sub(repl, text)
+    return " ".join(text.split())
+
+
+def tree_row_text(
+    entry: Entry, calls: Mapping[str, tuple[Any, Any]], cwd: str | None, leading: bool = False
+) -> str:
+    """The page's tree row for one entry: ``entry_summary``'s words, but a tool call's path
+    relative to the session's cwd and a command by its head (``command_head``), so the rows
+    of a long session start with what tells them apart (``[read: src/cart.py]``,
+    ``[bash: npm test]``), not with the same absolute path cut off; what a user or the
+    model wrote as plain words (``plain_words``). ``piexport tree`` keeps
+    ``entry_summary``'s full words."""
+
+    def tool(name: Any, args: Any) -> str:
+        if not isinstance(args, Mapping):
+            return tool_call_summary(name, args)
+        shown = dict(args)
+        for key in _PATH_ARGS:
+            if isinstance(shown.get(key), str):
+                shown[key] = shown_path(shown[key], cwd)
+        if name == "bash" and isinstance(shown.get("command"), str):
+            shown["command"] = command_head(shown["command"], cwd)
+        return tool_call_summary(name, shown)
+
+    msg = entry.message
+    role = msg.get("role") if entry.type == "message" and msg is not None else None
+    if role == "assistant" and msg is not None and not _one_line(content_text(msg.get("content"))):
+        content = msg.get("content")
+        tools = [
+            tool(b.get("name"), b.get("arguments"))
+            for b in (content if isinstance(content, list) else ())
+            if isinstance(b, dict) and b.get("type") == "toolCall"
+        ]
+        if tools:
+            return "assistant: " + " ".join(tools)
+    if role == "toolResult" and msg is not None:
+        cid = msg.get("toolCallId")
+        if isinstance(cid, str) and cid in calls:
+            return tool(*calls[cid])
+    if role == "bashExecution" and msg is not None:
+        return "[bash]: " + _one_line(command_head(str(msg.get("command") or ""), cwd))
+    if role in ("user", "assistant") and msg is not None:
+        said = _one_line(plain_words(content_text(msg.get("content"))))
+        if said:
+            return f"{role}: {said}"
+    return entry_summary(entry, calls, leading)

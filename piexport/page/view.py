@@ -22,7 +22,7 @@ from ..report.branches import branch_summaries
 from ..report.stats import Figures, file_figures, path_figures
 from ..report.subagents import SessionOutcome
 from ..share.cut import shorten
-from .outline import entry_summary, pair_tool_results, tool_calls_by_id
+from .outline import pair_tool_results, tool_calls_by_id, tree_row_text
 
 _SAFE_ID = re.compile(r"^(?!x[0-9a-f]{12})[A-Za-z0-9_.:~-]{1,64}$")
 """Ids shown as they are. One that starts like a hashed id (``x`` and 12 hex digits) is
@@ -72,7 +72,8 @@ class OutlineRow:
     """On the current path (root → the last entry in the file)."""
     label: str | None
     text: str
-    """One-line description: the same words ``piexport tree`` prints."""
+    """One-line description: ``piexport tree``'s words, with paths relative to the cwd and
+    commands by their head (``outline.tree_row_text``)."""
     leaf: bool
     """The current leaf (the last entry in the file)."""
     is_end: bool
@@ -208,6 +209,12 @@ class SessionView:
         return self.results.get((entry_id, call_id)) if isinstance(call_id, str) else None
 
     @property
+    def prompts(self) -> list[Entry]:
+        """The user's messages on the current branch, in order (the page's prompts list)."""
+        by_id = self.session.by_id
+        return [by_id[i] for i in self.session.tree.path if by_id[i].role == "user"]
+
+    @property
     def leaf_dom(self) -> str:
         leaf = self.session.tree.leaf_id
         return self.dom_of(leaf) if leaf is not None else ""
@@ -237,7 +244,7 @@ def build_view(
             prefix=_prefix(row),
             on_path=row.on_path,
             label=session.labels.get(row.id),
-            text=entry_summary(session.by_id[row.id], calls, row.id in leading),
+            text=tree_row_text(session.by_id[row.id], calls, session.cwd, row.id in leading),
             leaf=row.id == tree.leaf_id,
             is_end=row.id not in tree.children,
         )
@@ -509,6 +516,9 @@ _BLOCK_KEYS: dict[str, frozenset[str]] = {
     "image": frozenset({"type", "data", "mimeType"}),
 }
 _FILE_LISTS = frozenset({"readFiles", "modifiedFiles"})
+QUIET_FIELDS = frozenset({"message.responseId", "message.endTurn", "message.rawStopReason"})
+"""Fields that mean nothing to a reader (a provider's response id, its raw stop flags): not
+given an "Other fields" fold of their own; shown in one when other fields are."""
 
 
 _HEADER_KEYS = frozenset(
@@ -560,7 +570,7 @@ def other_fields(entry: Entry) -> dict[str, Any]:
         for k, v in block.items():
             if k not in block_keys:
                 out[f"message.content[{i}].{k}"] = v
-    return out
+    return out if out.keys() - QUIET_FIELDS else {}
 
 
 def _claim_off_path(session: Session, compactions: list[str], out: dict[str, str]) -> None:
