@@ -1,6 +1,9 @@
 """One-line summaries of entries, and the whole tree as text the way pi's ``/tree`` shows it.
 
-Shared by ``piexport tree`` and the page's navigator, so both describe an entry alike.
+Shared by ``piexport tree`` and the page's navigator, so both describe an entry alike. A
+summary joins lines, cuts and puts page words next to session text: it is made with the
+session's ``derive`` (``share.cut.Derive``), which redacts it as a whole when the session
+was redacted, so a row never holds a shape the redactor did not see.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 from ..read.jsonutil import dumps, finite_number
 from ..read.model import Entry, Session, content_text
 from ..read.tree import flatten
-from ..share.cut import shorten
+from ..share.cut import PLAIN, Derive, shorten
 from .textsafe import plain_controls
 
 MAX_SUMMARY = 200
@@ -29,7 +32,8 @@ def terminal_safe(text: str) -> str:
 
 
 def _one_line(text: str, limit: int = MAX_SUMMARY) -> str:
-    return shorten(" ".join(text.split()), limit)
+    """One line, cut: a part of a summary, which is redacted as a whole once it is made."""
+    return PLAIN.line(text, limit)
 
 
 def _short_path(p: str) -> str:
@@ -37,8 +41,19 @@ def _short_path(p: str) -> str:
     return "~" + p[len(home) :] if home and p.startswith(home + "/") else p
 
 
-def tool_call_summary(name: Any, args: Any) -> str:
-    """``[bash: cmd]``, ``[read: path:1-20]``… as pi labels tool calls in its tree."""
+def tool_call_summary(name: Any, args: Any, derive: Derive) -> str:
+    """``[bash: cmd]``, ``[read: path:1-20]``… as pi labels tool calls in its tree, made
+    with the session's ``derive``."""
+    return derive(_tool_call_summary(name, args))
+
+
+def tool_call_target(name: Any, args: Any, derive: Derive) -> str:
+    """What a tool call's header names: ``path:1-20`` for read, the path for write and edit,
+    ``/pattern/ in path`` for grep…: its summary without ``[name: `` and ``]``."""
+    return derive(_tool_call_summary(name, args)[1:-1].split(": ", 1)[-1])
+
+
+def _tool_call_summary(name: Any, args: Any) -> str:
     a: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
 
     def path_arg(default: str = "") -> str:
@@ -145,8 +160,13 @@ def pair_tool_results(session: Session) -> dict[tuple[str, str], Entry]:
     return pairs
 
 
-def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
-    """A short description of one entry (role and first words, ``[bash: cmd]``…)."""
+def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]], derive: Derive) -> str:
+    """A short description of one entry (role and first words, ``[bash: cmd]``…), made with
+    the session's ``derive``: joined, cut and then redacted as the one line it is."""
+    return derive(_summary(entry, calls))
+
+
+def _summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
     raw = entry.raw
     t = entry.type
     if t == "message":
@@ -162,7 +182,7 @@ def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
                 return "assistant: " + text
             content = msg.get("content")
             tools = [
-                tool_call_summary(b.get("name"), b.get("arguments"))
+                _tool_call_summary(b.get("name"), b.get("arguments"))
                 for b in (content if isinstance(content, list) else ())
                 if isinstance(b, dict) and b.get("type") == "toolCall"
             ]
@@ -176,7 +196,7 @@ def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
         if role == "toolResult":
             cid = msg.get("toolCallId")
             if isinstance(cid, str) and cid in calls:
-                return tool_call_summary(*calls[cid])
+                return _tool_call_summary(*calls[cid])
             return f"[{msg.get('toolName') or 'tool'}]"
         if role == "bashExecution":
             return "[bash]: " + _one_line(str(msg.get("command") or ""))
@@ -216,6 +236,6 @@ def render_tree_text(session: Session) -> str:
         marker = "• " if row.on_path else ""
         label = f"[{session.labels[row.id]}] " if row.id in session.labels else ""
         leaf = "  ← leaf" if row.id == session.tree.leaf_id else ""
-        text = terminal_safe(f"{label}{entry_summary(entry, calls)}")
+        text = terminal_safe(session.derive(f"{label}{_summary(entry, calls)}"))
         lines.append(f"{row.prefix()}{marker}{text}{leaf}")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -25,7 +25,7 @@ from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import timestamp_ms
 from ..report.branches import duration, figures_line
 from ..report.files import files_touched
-from ..share.cut import safe_cut
+from ..share.cut import whole_cut
 from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
 from .branches import branch_panel
@@ -40,7 +40,7 @@ from .highlight import (
     style_css,
 )
 from .markdown import render_markdown
-from .outline import tool_call_summary
+from .outline import tool_call_target
 from .parallel import MIN_GROUPS, PageBudgets, default_workers, render_groups
 from .prefetch import prefetch
 from .textsafe import HIDDEN, SELECTORS, plain_controls, reveal_controls
@@ -221,7 +221,7 @@ def make_env() -> jinja2.Environment:
         split_notice=split_notice,
         split_exit=split_exit,
         grep_groups=grep_groups,
-        tool_call_summary=tool_call_summary,
+        tool_call_target=tool_call_target,
         entry_open=entry_open,
         grep_list=grep_list,
         path_list=path_list,
@@ -451,39 +451,46 @@ def render_session_parts(
     budget = HighlightBudget(options.highlight_chars)
     left = PageBudgets(budget, MAX_PAGE_TEXT_CHARS, MAX_PAGE_IMAGE_BYTES)
 
-    def cap(text: Any) -> str:
-        """The part of one block this page shows: within the block and the page budgets."""
-        full = text if isinstance(text, str) else str(text)
+    derive = view.session.derive
+
+    def capped(full: str) -> tuple[str, int]:
+        """The part of one block this page shows, within the block and the page budgets,
+        and how many characters it leaves out (a cut makes a new end: the session's
+        ``derive`` makes it)."""
         if left.text_left < min(MAX_BLOCK_CHARS, len(full)):
             left.text_cut = True
-        shown = full[: safe_cut(full, max(0, min(MAX_BLOCK_CHARS, left.text_left)))]
-        left.text_left -= len(shown)
-        return shown
+        end = whole_cut(full, max(0, min(MAX_BLOCK_CHARS, left.text_left)))
+        left.text_left -= end
+        return derive.block(full, end), len(full) - end
+
+    def cap(text: Any) -> str:
+        """The part of one block this page shows (see ``capped``)."""
+        return capped(text if isinstance(text, str) else str(text))[0]
 
     def code(text: Any, lang: str = "", path: str | None = None) -> Markup:
         full = text if isinstance(text, str) else str(text)
-        shown = cap(full)
+        shown, missing = capped(full)
         html = highlight_block(shown, lang, path=path, budget=budget)
-        return Markup(html) + cut_notice(len(full) - len(shown))
+        return Markup(html) + cut_notice(missing)
 
     def code_lines(text: Any, lang: str = "", path: str | None = None) -> tuple[list[str], int]:
         """Highlighted lines (for line numbers and previews) and how many characters were cut.
 
         Pygments closes its spans at every line end, so each line is whole HTML."""
         full = text if isinstance(text, str) else str(text)
-        shown = cap(full)
+        shown, missing = capped(full)
         lexer = lexer_for_path(path) if path else lexer_by_name(lang)
         html = highlight_code(shown, lexer, budget)
         # as many lines as the text has (a final newline ends a line, it does not start one);
         # lexers may add a newline of their own at the end
         count = shown.count("\n") + (0 if shown.endswith("\n") else 1)
-        return html.split("\n")[: max(count, 1)], len(full) - len(shown)
+        return html.split("\n")[: max(count, 1)], missing
 
     def output(full: Any, is_error: bool = False, ansi: bool = False) -> Markup:
         """Tool output: past PREVIEW_LINES folded, previewing its last lines when it is a
         terminal's (errors and summaries come last), else its first; cut at the caps."""
         full = full if isinstance(full, str) else str(full)
-        text = cap(full)
+        text, missing = capped(full)
         html = ansi_to_html if ansi else (lambda t: reveal_controls(escape_text(t)))
         err = " error" if is_error else ""
         n = _lines(text)
@@ -504,7 +511,7 @@ def render_session_parts(
                 f'<details class="fold output{err}">\n  <summary>{summary}</summary>\n'
                 f"  <pre>{html(text)}</pre>\n</details>\n"
             )
-        return Markup(out) + cut_notice(len(full) - len(text))
+        return Markup(out) + cut_notice(missing)
 
     def file_text(text: Any, path: str, start: Any = 1) -> Markup:
         """A file's text with line numbers from ``start``, folded past PREVIEW_LINES."""

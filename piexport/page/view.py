@@ -18,7 +18,6 @@ from ..read.model import Entry, Session
 from ..read.tree import Row, flatten
 from ..report.branches import branch_summaries
 from ..report.stats import Figures, file_figures, path_figures
-from ..share.cut import shorten
 from .outline import entry_summary, pair_tool_results, tool_calls_by_id
 
 _SAFE_ID = re.compile(r"^(?!x[0-9a-f]{12})[A-Za-z0-9_.:~-]{1,64}$")
@@ -125,6 +124,11 @@ class SessionView:
     def dom_of(self, entry_id: str) -> str:
         return self.dom.get(entry_id) or dom_id(entry_id)
 
+    def short(self, text: str, length: int = 70) -> str:
+        """``text`` cut near ``length`` at a word, with ``...`` (as Jinja's ``truncate``),
+        made with the session's ``derive``: templates cut session text with this."""
+        return self.session.derive.words(text, length)
+
     def result_for(self, entry_id: str, call_id: Any) -> Entry | None:
         """The result of one tool call of one assistant entry, if any."""
         return self.results.get((entry_id, call_id)) if isinstance(call_id, str) else None
@@ -153,7 +157,7 @@ def build_view(
             prefix=_prefix(row),
             on_path=row.on_path,
             label=session.labels.get(row.id),
-            text=entry_summary(session.by_id[row.id], calls),
+            text=entry_summary(session.by_id[row.id], calls, session.derive),
             leaf=row.id == tree.leaf_id,
             is_end=row.id not in tree.children,
         )
@@ -162,7 +166,7 @@ def build_view(
     out_of_context, dimmed, numbers = _compactions(session)
     return SessionView(
         session=session,
-        title=shorten(" ".join(title.split()), 200, ""),
+        title=session.derive.line(title, 200, ""),
         events=_events(session),
         outline=outline,
         bookmarks=[r for r in outline if r.label],

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from ..share.cut import safe_cut
+from ..share.cut import PLAIN, TITLE_CHARS, Derive
 
 JSON: TypeAlias = dict[str, Any]
 
@@ -166,6 +166,9 @@ class Session:
     diagnostics: list[Diagnostic]
     lines_read: int = 0
     """Non-blank lines in the file: each became the header, an entry or a diagnostic."""
+    derive: Derive = field(default=PLAIN, repr=False, compare=False)
+    """Makes every text shown from this session's text (titles, previews, cuts, joins, rows):
+    it redacts what it makes when the session was redacted (``share.cut.Derive``)."""
 
     @property
     def id(self) -> str | None:
@@ -190,47 +193,44 @@ class Session:
         """What pages and indexes call the session: its name, else the first line of the
         first user message, cut near ``TITLE_CHARS`` on a word boundary."""
         if self.name:
-            return " ".join(self.name.split())
+            return self.derive.line(self.name)
         first = self.first_user_text()
-        return short_title(first) if first else None
+        return self.derive.title(first) if first else None
 
     def first_user_text(self) -> str | None:
-        """Text of the first user message in the file, the fallback title pi uses."""
+        """Text of the first user message in the file, the fallback title pi uses (its text
+        blocks joined, as shown: see ``derive``)."""
         for e in self.entries:
             if e.role == "user":
-                text = content_text((e.message or {}).get("content"))
+                text = self.derive.join(text_blocks((e.message or {}).get("content")), "")
                 if text.strip():
                     return text
         return None
 
 
-def content_text(content: Any, sep: str = "") -> str:
-    """The text of a message's content (a string or a list of blocks, joined by ``sep``),
-    images skipped."""
+def text_blocks(content: Any) -> list[str]:
+    """The texts of a message's content (a string, or the text blocks of a list), images
+    skipped."""
     if isinstance(content, str):
-        return content
+        return [content]
     if isinstance(content, list):
-        return sep.join(
+        return [
             b["text"]
             for b in content
             if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
-        )
-    return ""
+        ]
+    return []
 
 
-TITLE_CHARS = 100
+def content_text(content: Any, sep: str = "", derive: Derive = PLAIN) -> str:
+    """The text of a message's content (a string or a list of blocks, joined by ``sep``),
+    images skipped. Text joined for display is made with the session's ``derive``: blocks
+    side by side read as one text."""
+    return derive.join(text_blocks(content), sep) if not isinstance(content, str) else content
 
 
 def short_title(text: str, limit: int = TITLE_CHARS) -> str:
     """The first non-blank line of ``text``, spaces collapsed, cut at a word boundary
-    near ``limit`` characters (with "…"); a word longer than that is cut inside."""
-    line = next((ln for ln in text.split("\n") if ln.strip()), "")
-    flat = " ".join(line.split())
-    if len(flat) <= limit:
-        return flat
-    cut = flat[:limit]
-    space = cut.rfind(" ")
-    if space >= limit // 2:
-        cut = cut[:space]
-    cut = cut[: safe_cut(flat, len(cut))]  # never half a redaction token
-    return cut.rstrip(" ,;:.-") + "…"
+    near ``limit`` characters (with "…"); a word longer than that is cut inside. (With a
+    session's redaction: ``session.derive.title``.)"""
+    return PLAIN.title(text, limit)

@@ -13,23 +13,28 @@ from ..page.outline import pair_tool_results, tool_call_summary
 from ..read.context import build_session_context
 from ..read.jsonutil import dumps
 from ..read.model import JSON, Entry, Session, content_text
+from ..share.cut import Derive
 from .mdsafe import code_fence, code_span, html_text, inline_text, message_markdown
 
 
 def _details(summary: str, body: str) -> list[str]:
+    """``summary`` is one line made with the session's ``derive``."""
     return ["<details>", f"<summary>{html_text(summary)}</summary>", "", body, "", "</details>", ""]
 
 
 Pairs = dict[tuple[str, str], Entry]
 
 
-def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
+def _entry_markdown(e: Entry, results: Pairs, shown: set[str], derive: Derive) -> list[str]:
+    """One entry's Markdown; every text it joins, cuts or puts on one line is made with
+    ``derive`` (the session's: it redacts what it makes when the session was redacted)."""
     msg = e.message
     if e.type == "message" and msg is not None:
         role = msg.get("role")
         content = msg.get("content")
         if role == "user":
-            return ["### User", "", message_markdown(content_text(content)) or "(no text)", ""]
+            text = content_text(content, "", derive)
+            return ["### User", "", message_markdown(text) or "(no text)", ""]
         if role == "assistant":
             out = ["### Assistant", ""]
             for block in content if isinstance(content, list) else []:
@@ -47,7 +52,7 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
                 elif block.get("type") == "toolCall":
                     cid = block.get("id")
                     found = results.get((e.id, cid)) if isinstance(cid, str) else None
-                    out += _tool_markdown(block, found)
+                    out += _tool_markdown(block, found, derive)
             stop = msg.get("stopReason")
             if stop == "length":
                 out += ["**Stopped: length** (cut off by the output length limit)", ""]
@@ -59,16 +64,21 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
         if role == "toolResult":
             if e.id in shown:
                 return []  # shown with its call
-            return _details(f"Result of {msg.get('toolName')}", code_fence(content_text(content)))
+            return _details(
+                derive.line(f"Result of {msg.get('toolName')}"),
+                code_fence(content_text(content, "", derive)),
+            )
         if role == "bashExecution":
-            body = f"$ {msg.get('command', '')}\n{msg.get('output', '')}"
-            return _details(f"User ran: {msg.get('command', '')}", code_fence(body, "console"))
-        return _details(f"{role} message", code_fence(dumps(msg)))
+            body = derive.join([f"$ {msg.get('command', '')}", str(msg.get("output", ""))], "\n")
+            what = derive.line(f"User ran: {msg.get('command', '')}")
+            return _details(what, code_fence(body, "console"))
+        return _details(derive.line(f"{role} message"), code_fence(dumps(msg)))
     if e.type == "compaction":
+        tokens = inline_text(derive.line(str(e.raw.get("tokensBefore"))))
         return [
             "---",
             "",
-            f"**Compaction** (context was {inline_text(str(e.raw.get('tokensBefore')))} tokens):",
+            f"**Compaction** (context was {tokens} tokens):",
             "",
             message_markdown(str(e.raw.get("summary", ""))),
             "",
@@ -79,18 +89,19 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str]) -> list[str]:
         return ["**Branch summary:**", "", message_markdown(str(e.raw.get("summary", ""))), ""]
     if e.type == "custom_message":
         return _details(
-            f"Extension message: {e.raw.get('customType')}",
-            code_fence(content_text(e.raw.get("content"))),
+            derive.line(f"Extension message: {e.raw.get('customType')}"),
+            code_fence(content_text(e.raw.get("content"), "", derive)),
         )
     if e.type == "model_change":
-        model = f"{e.raw.get('provider')}/{e.raw.get('modelId')}"
+        model = derive.line(f"{e.raw.get('provider')}/{e.raw.get('modelId')}")
         return [f"_Model: {inline_text(model)}_", ""]
     if e.type == "thinking_level_change":
-        return [f"_Thinking level: {inline_text(str(e.raw.get('thinkingLevel')))}_", ""]
+        level = derive.line(str(e.raw.get("thinkingLevel")))
+        return [f"_Thinking level: {inline_text(level)}_", ""]
     return []
 
 
-def _tool_markdown(block: JSON, result: Entry | None) -> list[str]:
+def _tool_markdown(block: JSON, result: Entry | None, derive: Derive) -> list[str]:
     name, args = block.get("name"), block.get("arguments")
     if name == "bash" and isinstance(args, dict):
         call = str(args.get("command", ""))
@@ -102,10 +113,11 @@ def _tool_markdown(block: JSON, result: Entry | None) -> list[str]:
         body += "\n\nArguments as far as they were streamed:\n\n" + code_fence(partial, "json")
     if result is not None and result.message is not None:
         error = " (error)" if result.message.get("isError") is True else ""
-        body += f"\n\nResult{error}:\n\n" + code_fence(content_text(result.message.get("content")))
+        output = content_text(result.message.get("content"), "", derive)
+        body += f"\n\nResult{error}:\n\n" + code_fence(output)
     else:
         body += "\n\n_No result recorded._"
-    return _details(tool_call_summary(name, args), body)
+    return _details(tool_call_summary(name, args, derive), body)
 
 
 def session_markdown(session: Session, leaf_id: str | None = None) -> str:
@@ -124,7 +136,7 @@ def session_markdown(session: Session, leaf_id: str | None = None) -> str:
         "",
     ]
     for e in path:
-        lines += _entry_markdown(e, results, shown)
+        lines += _entry_markdown(e, results, shown, session.derive)
     return "\n".join(lines).rstrip() + "\n"
 
 

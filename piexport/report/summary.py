@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 from ..read.model import JSON, Session, content_text
 from ..read.tree import timestamp_ms
-from ..share.cut import shorten
+from ..share.cut import Derive
 from .mdsafe import code_fence, inline_text
 from .stats import Figures, compute_figures, file_figures
 
@@ -78,9 +78,9 @@ def _link_ok(link: str) -> bool:
     )
 
 
-def _trim(text: str, limit: int = TRIM) -> str:
-    text = text.strip()
-    return shorten(text, limit, strip=True)
+def _trim(text: str, derive: Derive, limit: int = TRIM) -> str:
+    """The start of a text, cut near ``limit`` (made with the session's ``derive``)."""
+    return derive.cut(text.strip(), limit, strip=True)
 
 
 def summary_markdown(session: Session, leaf_id: str | None = None, link: str | None = None) -> str:
@@ -88,19 +88,22 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     entries = session.path_entries(leaf_id)
     fig: Figures = compute_figures(entries)
     data = summary_json(session, leaf_id)
+    derive = session.derive
     asked = next(
         (
-            content_text((e.message or {}).get("content"))
+            text
             for e in entries
-            if e.role == "user" and content_text((e.message or {}).get("content")).strip()
+            if e.role == "user"
+            and (text := content_text((e.message or {}).get("content"), "", derive)).strip()
         ),
         "",
     )
     outcome = next(
         (
-            content_text((e.message or {}).get("content"))
+            text
             for e in reversed(entries)
-            if e.role == "assistant" and content_text((e.message or {}).get("content")).strip()
+            if e.role == "assistant"
+            and (text := content_text((e.message or {}).get("content"), "", derive)).strip()
         ),
         "",
     )
@@ -109,8 +112,8 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     lines = [f"### pi session: {inline_text(title)}", ""]
     if link and _link_ok(link):
         lines += [f"[Open the full transcript](<{link}>)", ""]
-    lines += ["**Asked**", "", code_fence(_trim(asked) or "(no user message)"), ""]
-    lines += ["**Outcome**", "", code_fence(_trim(outcome) or "(no assistant text)"), ""]
+    lines += ["**Asked**", "", code_fence(_trim(asked, derive) or "(no user message)"), ""]
+    lines += ["**Outcome**", "", code_fence(_trim(outcome, derive) or "(no assistant text)"), ""]
     stops = [(e.message or {}).get("stopReason") for e in entries if e.role == "assistant"]
     last_stop = stops[-1] if stops else None
     lines += [
@@ -126,7 +129,8 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     if last_stop in ("error", "aborted", "length"):
         lines += [f"**The last turn ended with `{last_stop}`.**", ""]
     if fig.files_modified:
-        lines += ["**Files modified**", "", code_fence("\n".join(sorted(fig.files_modified))), ""]
+        modified = derive.join(sorted(fig.files_modified), "\n")
+        lines += ["**Files modified**", "", code_fence(modified), ""]
     if session.diagnostics:
         lines += [f"_{len(session.diagnostics)} problem(s) reading the session file._", ""]
     return "\n".join(lines)

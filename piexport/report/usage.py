@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import InputError
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
+from ..share.cut import shorten_left
 from .stats import Figures, compute_figures
 
 BY = ("day", "week", "month", "project", "model", "tool")
@@ -323,8 +324,9 @@ def _cells(data: JSON) -> list[str]:
 
 
 def _fit(text: str, width: int) -> str:
-    """Cut on the left (paths and models end in what tells them apart)."""
-    return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
+    """Cut on the left (paths and models end in what tells them apart), never inside a
+    redaction token."""
+    return shorten_left(text, width)
 
 
 def format_table(report: UsageReport, safe: Callable[[str], str] = str) -> str:

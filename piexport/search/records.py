@@ -17,6 +17,7 @@ from ..page.ansi import strip_ansi
 from ..read.jsonutil import finite_number
 from ..read.model import Entry, Session, content_text
 from ..read.tree import timestamp_ms
+from ..share.cut import Derive
 
 ROLES = (
     "user",
@@ -79,8 +80,9 @@ def _arg_text(value: Any, out: list[str], depth: int = 0) -> None:
             out.append(str(value))
 
 
-def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
-    """(role, tool, text, error) of each searchable part of one entry."""
+def _parts(entry: Entry, derive: Derive) -> Iterator[tuple[str, str, str, bool]]:
+    """(role, tool, text, error) of each searchable part of one entry; text joined from
+    several parts is made with the session's ``derive``."""
     raw = entry.raw
     kind = entry.type
     if kind == "message":
@@ -89,7 +91,7 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
         role = msg.get("role")
         content = msg.get("content")
         if role == "user":
-            yield "user", "", content_text(content, "\n\n"), False
+            yield "user", "", content_text(content, "\n\n", derive), False
         elif role == "assistant":
             failed = msg.get("stopReason") in ("error", "aborted")
             texts, thinking, calls = [], [], []
@@ -107,21 +109,23 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
                     tools.append(name)
                     parts = [name]
                     _arg_text(block.get("arguments"), parts)
-                    calls.append("\n".join(parts))
+                    calls.append(derive.join(parts, "\n"))
             if isinstance(content, str):
                 texts.append(content)
             error = _s(msg.get("errorMessage"))
             if texts or error or failed:
-                yield "assistant", "", "\n\n".join([*texts, error]).strip("\n"), failed
+                said = derive.join([*texts, error] if error else texts, "\n\n").strip("\n")
+                yield "assistant", "", said, failed
             if thinking:
-                yield "thinking", "", "\n\n".join(thinking), False
+                yield "thinking", "", derive.join(thinking, "\n\n"), False
             if calls:
-                yield "tool", " ".join(dict.fromkeys(tools)), "\n\n".join(calls), False
+                tool_names = derive.join(dict.fromkeys(tools), " ")
+                yield "tool", tool_names, derive.join(calls, "\n\n"), False
         elif role == "toolResult":
             yield (
                 "output",
                 _s(msg.get("toolName")),
-                strip_ansi(content_text(content, "\n\n")),
+                strip_ansi(content_text(content, "\n\n", derive)),
                 msg.get("isError") is True,
             )
         elif role == "bashExecution":
@@ -132,12 +136,17 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
         elif role in ("branchSummary", "compactionSummary"):
             yield "summary", "", _s(msg.get("summary")), False
         else:  # custom and unknown roles
-            yield "custom", "", content_text(content, "\n\n"), False
+            yield "custom", "", content_text(content, "\n\n", derive), False
     elif kind in ("compaction", "branch_summary"):
         yield "summary", "", _s(raw.get("summary")), False
     elif kind == "custom_message":
-        text = content_text(raw.get("content"), "\n\n")
-        yield "custom", "", "\n".join(filter(None, [_s(raw.get("customType")), text])), False
+        text = content_text(raw.get("content"), "\n\n", derive)
+        yield (
+            "custom",
+            "",
+            derive.join(filter(None, [_s(raw.get("customType")), text]), "\n"),
+            False,
+        )
     elif kind == "label":
         yield "label", "", _s(raw.get("label")), False
     elif kind == "session_info":
@@ -145,7 +154,7 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
     elif kind not in ("model_change", "thinking_level_change", "custom"):
         values: list[str] = []
         _arg_text({k: v for k, v in raw.items() if k not in ("id", "parentId", "type")}, values)
-        yield "other", "", "\n".join(values), False
+        yield "other", "", derive.join(values, "\n"), False
 
 
 def session_records(session: Session, fields: frozenset[str] | None = None) -> list[Record]:
@@ -153,20 +162,24 @@ def session_records(session: Session, fields: frozenset[str] | None = None) -> l
     from ..page.view import dom_ids  # here: the CLI reads FIELDS without loading the view
 
     doms = dom_ids(session)
+    derive = session.derive
     out: list[Record] = []
     model = ""
     for e in session.entries:
         raw = e.raw
         if e.type == "model_change":
-            model = "/".join(filter(None, [_s(raw.get("provider")), _s(raw.get("modelId"))]))
+            model = derive.join(
+                filter(None, [_s(raw.get("provider")), _s(raw.get("modelId"))]), "/"
+            )
         msg = raw.get("message") if e.type == "message" else None
         own = model
         if isinstance(msg, Mapping) and msg.get("role") == "assistant":
-            own = "/".join(filter(None, [_s(msg.get("provider")), _s(msg.get("model"))])) or model
+            own = derive.join(filter(None, [_s(msg.get("provider")), _s(msg.get("model"))]), "/")
+            own = own or model
             model = own
         when = timestamp_ms(e.timestamp)
         label = session.labels.get(e.id, "")
-        for role, tool, text, error in _parts(e):
+        for role, tool, text, error in _parts(e, derive):
             wanted = role if role != "other" else "custom"
             if fields is not None and wanted not in fields:
                 continue
@@ -174,7 +187,15 @@ def session_records(session: Session, fields: frozenset[str] | None = None) -> l
                 continue
             out.append(
                 Record(
-                    e.id, doms[e.id], role, tool, own, when, error, label, text[:MAX_RECORD_CHARS]
+                    e.id,
+                    doms[e.id],
+                    role,
+                    tool,
+                    own,
+                    when,
+                    error,
+                    label,
+                    derive.block(text, MAX_RECORD_CHARS),  # a cut: a new end
                 )
             )
     return out

@@ -26,7 +26,6 @@ from ..page.outline import terminal_safe
 from ..read.model import Session
 from ..read.selection import Selection
 from ..site.build import page_name
-from .cut import shorten
 from .gist import GistError, check_gh, create_gist, delete_gist, gist_id_from
 from .log import ShareLog, ShareRecord, now_iso
 from .redact import Redactor
@@ -76,7 +75,7 @@ def share(
         text = description if description is not None else f"pi session: {title}"
         # one line, no control characters (a NUL cannot even be an argument), bidi
         # controls and invisible characters shown as marks, as the page's title shows them
-        text = shorten(" ".join(terminal_safe(text).split()), 200)
+        text = session.derive.line(terminal_safe(text), 200)
         if redactor is not None:
             # what gh sends besides the page: the gist's description and file name
             check_output(f"{text}\n{page.name}", redactor, "gist description", session=session)

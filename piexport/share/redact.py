@@ -33,6 +33,7 @@ from urllib.parse import unquote
 from ..errors import PiexportError
 from ..read.model import JSON, Diagnostic, Entry, Session, SessionHeader
 from .cut import TOKEN as _TOKEN
+from .cut import Derive
 
 if TYPE_CHECKING:
     RULES: tuple[Rule, ...]
@@ -1145,6 +1146,7 @@ def redact_session(session: Session, redactor: Redactor) -> Session:
             for d in session.diagnostics
         ],
         path=redactor.redact_text(session.path, count=False),
+        redactor=redactor,
     )
 
 
@@ -1157,6 +1159,7 @@ def _rebuilt(
     name: str | None,
     diagnostics: list[Diagnostic],
     path: str,
+    redactor: Redactor,
 ) -> Session:
     return Session(
         path=path,
@@ -1168,4 +1171,5 @@ def _rebuilt(
         name=name,
         diagnostics=diagnostics,
         lines_read=session.lines_read,
+        derive=Derive(redactor),
     )

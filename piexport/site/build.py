@@ -33,7 +33,6 @@ from ..report.usage import session_usage
 from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
-from ..share.cut import shorten
 
 MANIFEST = ".piexport-manifest.json"
 MANIFEST_VERSION = 1
@@ -152,7 +151,7 @@ def session_summary(session: Session, source: Path) -> JSON:
     return {
         "id": session.id,
         "name": session.name,
-        "title": shorten(" ".join(title.split()), 300, ""),
+        "title": session.derive.line(title, 300, ""),
         "cwd": session.cwd,
         "file": source.name,
         "parentSession": header.parent_session if header else None,

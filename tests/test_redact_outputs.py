@@ -1,0 +1,91 @@
+"""Redaction, one example per known failure (issue 27): the text an output derives (tree
+rows, previews, joined lines, cuts, titles, tool-call summaries) is redacted where it is
+made, so no page is refused for a secret the redactor could have rewritten, and every output
+with session text takes --redact and passes the gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from piexport.cli import cli
+
+from .conftest import msg, tool_result
+
+STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+GHP = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+AWS = "AKIAIOSFODNN7EXAMPL2"
+ANTHROPIC = "sk-ant-api03-" + "Qx7" * 31 + "AA"
+
+
+def bash_calls(commands: list[str]) -> list[Any]:
+    """A user message, then one bash call (and its result) per command."""
+    records: list[Any] = [msg("u1", None, "user", "run it", 1)]
+    parent = "u1"
+    for i, command in enumerate(commands):
+        call = {
+            "type": "toolCall",
+            "id": f"c{i}",
+            "name": "bash",
+            "arguments": {"command": command},
+        }
+        records.append(msg(f"a{i}", parent, "assistant", [call], 2 + 2 * i, stopReason="toolUse"))
+        records.append(tool_result(f"r{i}", f"a{i}", "ok", 3 + 2 * i, f"c{i}", "bash"))
+        parent = f"r{i}"
+    return records
+
+
+def render_all(runner: CliRunner, path: Path, tmp_path: Path) -> dict[str, str]:
+    """html, md and json with --redact: each must be written (exit 0)."""
+    out = {}
+    for fmt in ("html", "md", "json"):
+        target = tmp_path / f"{path.stem}.{fmt}"
+        result = runner.invoke(
+            cli, ["render", "--redact", "--format", fmt, str(path), "-o", str(target)]
+        )
+        assert result.exit_code == 0, (fmt, result.output)
+        out[fmt] = target.read_text()
+    return out
+
+
+def test_an_export_cut_short_in_a_tool_call_summary_is_written(
+    runner: CliRunner, tmp_path: Path, make_session: Any
+) -> None:
+    """The bash summary cuts the command inside the token that replaced the key: the token
+    is kept whole, and the row is read again as the line it is."""
+    path = make_session(
+        bash_calls([f"cd /srv/app && export SERVICE_API_KEY={STRIPE} && ./start.sh"])
+    )
+    pages = render_all(runner, path, tmp_path)
+    for fmt, page in pages.items():
+        assert STRIPE not in page, fmt
+    assert "SERVICE_API_KEY=[REDACTED:stripe-key:" in pages["html"]
+
+
+def test_an_empty_value_joined_with_the_next_line_is_written(
+    runner: CliRunner, tmp_path: Path, make_session: Any
+) -> None:
+    """A preview joins ``CLIENT_SECRET=`` with the next line: what it shows is read again."""
+    env = "CLIENT_SECRET=\nCLIENT_ID=my-public-client-id\n"
+    path = make_session([msg("u1", None, "user", env, 1), msg("a1", "u1", "assistant", env, 2)])
+    pages = render_all(runner, path, tmp_path)
+    assert "CLIENT_SECRET=\nCLIENT_ID=my-public-client-id" in pages["md"]  # the text, as it is
+
+
+def test_command_line_forms_cut_in_summaries_are_written(
+    runner: CliRunner, tmp_path: Path, make_session: Any
+) -> None:
+    secrets = ["Hunter2Secret9", "Xy12pass99", "abcdEFGH1234ijkl", "Pa55word!"]
+    commands = [
+        f"mysql --password={secrets[0]} -h db.internal shop",
+        f"curl -d 'user=admin&password={secrets[1]}' https://shop.example.com/login",
+        f"curl 'https://api.example.com/v1/items?page=2&access_token={secrets[2]}'",
+        f"sshpass -p '{secrets[3]}' ssh deploy@10.0.0.5 uptime",
+    ]
+    path = make_session(bash_calls(commands))
+    pages = render_all(runner, path, tmp_path)
+    for fmt, page in pages.items():
+        for secret in secrets:
+            assert secret not in page, (fmt, secret)
