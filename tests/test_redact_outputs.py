@@ -5,14 +5,16 @@ with session text takes --redact and passes the gate."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from piexport.cli import cli
 
-from .conftest import msg, tool_result
+from .conftest import msg, tool_result, ts
 
 STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
 GHP = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -89,3 +91,60 @@ def test_command_line_forms_cut_in_summaries_are_written(
     for fmt, page in pages.items():
         for secret in secrets:
             assert secret not in page, (fmt, secret)
+
+
+def _label(target: str, text: str, second: int) -> dict[str, Any]:
+    return {
+        "type": "label",
+        "id": f"l{second}",
+        "parentId": target,
+        "timestamp": ts(second),
+        "targetId": target,
+        "label": text,
+    }
+
+
+AWS_SECRET = "wJalrXUtnFEMIK7MDENG/bPxRfiCYEXAMPLEKEY"[:36] + "Ab+9"
+
+
+@pytest.mark.parametrize(
+    ("shown", "secret"),
+    [
+        # the last 4 characters of a 40-character key URL-encoded: the gate decodes them
+        (f"aws_secret_access_key = {AWS_SECRET[:36]}%41%62%2B%39", AWS_SECRET[:36]),
+        (
+            "token gh%70_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+            "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+        ),
+        # a terminal colour inside a key: a page draws it, a Markdown fence drops it
+        (f"ok {GHP[:12]}\x1b[31m{GHP[12:]}\x1b[0m", GHP[12:]),
+        (f"{AWS[:8]}\x1b[1m{AWS[8:]}", AWS[8:]),
+    ],
+)
+def test_what_the_gate_reads_the_redactor_reads(
+    runner: CliRunner, tmp_path: Path, make_session: Any, shown: str, secret: str
+) -> None:
+    """The gate reads text as outputs show it (URL-decoded, without terminal escapes); the
+    redactor reads it the same way, so the pages are written and no JSON keeps the secret."""
+    path = make_session(
+        [
+            msg("u1", None, "user", "hi", 1),
+            _label("u1", shown, 2),
+            msg("a1", "l2", "assistant", [{"type": "text", "text": shown}], 3),
+            *bash_calls([f"echo '{shown}'"])[1:],
+        ]
+    )
+    pages = render_all(runner, path, tmp_path)
+    for fmt, page in pages.items():
+        assert secret not in page, fmt
+    assert secret not in json.loads(pages["json"])["labels"]["u1"]
+
+
+def test_a_label_is_not_read_as_the_key_of_the_row_beside_it(
+    runner: CliRunner, tmp_path: Path, make_session: Any
+) -> None:
+    """``PASSWORD:`` as a label, next to ``user: hi`` in the navigator: two things, not a
+    password. The page is written and says both as they are."""
+    path = make_session([msg("u1", None, "user", "hi", 1), _label("u1", "PASSWORD:", 2)])
+    pages = render_all(runner, path, tmp_path)
+    assert '>PASSWORD:</span> <span class="t">user: hi<' in pages["html"]

@@ -97,6 +97,9 @@ def _rule(
 
 
 _END = r"(?![A-Za-z0-9_-])"
+_GAP = r"[ \t]{0,3}(?:\r?\n[ \t]{0,8})?"
+"""Space between a quoted key and its value: on one line, or the value on the next line.
+Never a blank line: two paragraphs (two blocks of a page) are two texts."""
 _SECRET_WORDS = (
     r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
     r"|CLIENT_?SECRET|CREDENTIALS?|AUTH_?TOKEN)"
@@ -349,16 +352,24 @@ def builtin_rules() -> tuple[Rule, ...]:
         ),
         _rule(
             "secret-assignment",
-            r"(?P<kq>[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
-            r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
+            r"(?P<kq>[\"'])[\w.-]{0,40}"
+            + _SECRET_WORDS_LOWER
+            + r"(?P=kq)"
+            + _GAP
+            + "[:=]>?"
+            + _GAP
+            + r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
             _WORDS_KEYS,
             generic=True,
             flags=re.IGNORECASE,
         ),
         _rule(  # the same inside a string: {\"password\":\"…\"} (escaped once, twice, thrice)
             "secret-assignment",
-            r"(?P<kq>\\{1,7}[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)[:=]>?\s{0,3}"
-            r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
+            r"(?P<kq>\\{1,7}[\"'])[\w.-]{0,40}"
+            + _SECRET_WORDS_LOWER
+            + r"(?P=kq)[:=]>?"
+            + _GAP
+            + r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
             "\\\": \\': \\\"= \\'=",
             generic=True,
             flags=re.IGNORECASE,
@@ -608,18 +619,16 @@ class Redactor:
         return f"{TOKEN_PREFIX}{rule}:{hexed[:8]}]"
 
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
-        """Non-overlapping (start, end, rule) of every secret in already-normalised text, as
-        written and as a markdown renderer would show it (``AKIA**IOSF…**`` and ``ghp\\_…``
-        read as one key)."""
-        found = self._rule_spans(text)
-        for lo, hi, joined, where, marks in _markdown_read(text):
-            starts = [ma for ma, _ in marks]
-            for a, p, b, name in self._rule_spans(joined):
-                start, end = where[a], where[b - 1] + 1
-                whole = (a or not lo) and (b < len(joined) or hi == len(text))  # not cut off
-                first = bisect.bisect_left(starts, start)  # the first mark from its start on
-                if whole and first < len(marks) and marks[first][1] <= end:  # holds a mark
-                    found.append((start, p, end, name))
+        """Non-overlapping (start, end, rule) of every secret in already-normalised text, in
+        every way an output shows it: as written, as a markdown renderer shows it
+        (``AKIA**IOSF…**`` and ``ghp\\_…`` read as one key), with terminal escapes gone (a
+        page draws colours, a Markdown fence drops them) and with ``%xx`` decoded (links).
+        The redactor and the output gate both read text through this, so the gate finds
+        nothing in redacted text that the redactor could have replaced."""
+        found = self._read(text)
+        for view, starts, ends in _views(text):
+            for a, p, b, name in self._read(view):
+                found.append((starts(a), p, ends(b - 1), name))
         found.sort()
         merged: list[tuple[int, int, str]] = []
         for start, _priority, end, name in found:
@@ -629,6 +638,20 @@ class Redactor:
             else:
                 merged.append((start, end, name))
         return merged
+
+    def _read(self, text: str) -> list[tuple[int, int, int, str]]:
+        """(start, priority, end, rule) of every match in ``text`` as written and as a
+        markdown renderer shows it."""
+        found = self._rule_spans(text)
+        for lo, hi, joined, where, marks in _markdown_read(text):
+            starts = [ma for ma, _ in marks]
+            for a, p, b, name in self._rule_spans(joined):
+                start, end = where[a], where[b - 1] + 1
+                whole = (a or not lo) and (b < len(joined) or hi == len(text))  # not cut off
+                first = bisect.bisect_left(starts, start)  # the first mark from its start on
+                if whole and first < len(marks) and marks[first][1] <= end:  # holds a mark
+                    found.append((start, p, end, name))
+        return found
 
     def _rule_spans(self, text: str) -> list[tuple[int, int, int, str]]:
         """(start, priority, end, rule) of every match of every rule in ``text``."""
@@ -789,13 +812,15 @@ class Redactor:
             return again, names + more
         return done, names
 
-    def scan_text(self, text: str, workers: int = 1) -> list[tuple[str, int]]:
-        """``(rule, distinct matches)`` for whatever the rules still find in a page about to
-        be written: in its text (tags removed, HTML-unescaped), in its tags' attributes
-        (HTML-unescaped and URL-decoded), and in URL-decoded lines of text that hold
-        ``%xx``. Inline base64 images are skipped. Nothing is counted or replaced; the
-        secrets are never returned. A big page is scanned in slices cut at line ends, by
-        ``workers`` processes."""
+    def scan_text(self, text: str, workers: int = 1, kind: str = "html") -> list[tuple[str, int]]:
+        """``(rule, distinct matches)`` for whatever the rules still find in an output about
+        to be written, read the way the redactor reads text (:meth:`_spans`: as written, as
+        Markdown shows it, without terminal escapes, URL-decoded). ``kind`` ``"html"`` (a
+        page, or Markdown: HTML where it is read): its text (tags removed, HTML-unescaped,
+        a badge or a row's text a unit of its own) and its tags' attributes (unescaped),
+        inline base64 images skipped; ``"text"`` (a terminal, JSON, CSV): as it is.
+        Nothing is counted or replaced; the secrets are never returned. A big output is
+        scanned in slices cut at line ends, by ``workers`` processes."""
 
         def line_end(pos: int) -> int:
             return text.find("\n", pos) + 1 or len(text)
@@ -804,11 +829,11 @@ class Redactor:
 
         cuts = _slices(len(text), line_end)
         found = forked_map(
-            lambda i: self._scan_piece(text[cuts[i] : cuts[i + 1]]), len(cuts) - 1, workers
+            lambda i: self._scan_piece(text[cuts[i] : cuts[i + 1]], kind), len(cuts) - 1, workers
         )
         return _by_rule(found)
 
-    def scan_file(self, path: Path, workers: int = 1) -> list[tuple[str, int]]:
+    def scan_file(self, path: Path, workers: int = 1, kind: str = "html") -> list[tuple[str, int]]:
         """:meth:`scan_text` for a written page, read a slice at a time by each process:
         the page is never held whole (as text, a 125 MB page can take 500 MB)."""
         with path.open("rb") as f:
@@ -824,26 +849,40 @@ class Redactor:
             with path.open("rb") as f:
                 f.seek(cuts[i])
                 data = f.read(cuts[i + 1] - cuts[i])
-            return self._scan_piece(data.decode("utf-8", "surrogateescape"))
+            return self._scan_piece(data.decode("utf-8", "surrogateescape"), kind)
 
         from ..page.parallel import forked_map
 
         return _by_rule(forked_map(scan, len(cuts) - 1, workers))
 
-    def _scan_piece(self, piece: str) -> set[tuple[str, str]]:
-        piece = _DATA_URI.sub("data:", piece)  # one line each: slices never cut one
-        # as a reader sees it: inline tags split code, block tags end a line (so the page's
-        # own words, "Show all 12 lines", never read as the value of the line before)
-        text = html.unescape(_TAG.sub("", _BLOCK_TAG.sub("\n", piece)))
-        attributes = unquote(html.unescape(" ".join(_TAG.findall(piece))))
-        views = [text, attributes]
-        if "%" in text:  # URL-encoded forms in content
-            views.extend(unquote(line) for line in _PERCENT_LINE.findall(text))
+    def _scan_piece(self, piece: str, kind: str = "html") -> set[tuple[str, str]]:
+        """(rule, secret) of what the rules find in a piece of an output, read as its
+        reader reads it (``_spans`` reads each view the way the redactor does)."""
+        # "text": for a terminal, a file or a script, read as it is
+        views = _html_views(piece) if kind == "html" else [piece]
         secrets: set[tuple[str, str]] = set()
         for view in views:
             normal = _fast_normal(view)
             secrets.update((name, normal[a:b]) for a, b, name in self._spans(normal))
         return secrets
+
+
+def _unit(m: re.Match[str]) -> str:
+    return f"\n{m.group()}" if m.group(1) is None else f"\n{m.group()}\n"
+
+
+def _html_views(piece: str) -> list[str]:
+    """A page (or Markdown, which becomes HTML where it is read) as a reader sees it: its
+    text, and its tags' attributes. Inline tags split code and are left out; a block's end
+    ends a line (so the page's own words, "Show all 12 lines", never read as the value of
+    the line before); a badge and a row's text (``class="badge …"``, ``class="t"``) are
+    units of their own, each on its line: a label is not read as the key of the row's
+    text beside it."""
+    piece = _DATA_URI.sub("data:", piece)  # one line each: slices never cut one
+    piece = _UNIT.sub(_unit, piece)
+    text = html.unescape(_TAG.sub("", _BLOCK_TAG.sub("\n", piece)))
+    attributes = html.unescape(" ".join(_TAG.findall(piece)))
+    return [text, attributes]
 
 
 def _slices(size: int, line_end: Callable[[int], int]) -> list[int]:
@@ -926,13 +965,128 @@ def _markdown_read(
 
 
 def _as_shown(secret: str) -> str:
-    """A secret as markdown shows it (marks inside words removed, references decoded): what
-    its token is made from, so ``ghp\\_…``, ``ghp&#95;…`` and ``ghp_…`` get one token."""
+    """A secret as outputs show it (terminal escapes left out, ``%xx`` decoded, markdown's
+    marks inside words removed, references decoded): what its token is made from, so
+    ``ghp\\_…``, ``ghp&#95;…``, ``gh%70_…`` and ``ghp_…`` get one token."""
+    if "\x1b" in secret:
+        secret = _ANSI.sub("", secret)
+    if "%" in secret and _PERCENT.search(secret):
+        secret = _fast_normal(unquote(secret))
     if "&" in secret:
         secret = _ENTITY.sub(
             lambda m: c if len(c := html.unescape(m.group())) == 1 else m.group(), secret
         )
     return _MARKDOWN_JOIN.sub("", secret) if _MARKDOWN_JOIN.search(secret) else secret
+
+
+_ANSI = re.compile(r"\x1b\[([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?")
+"""Terminal escapes, as ``page.ansi`` finds them (a page draws their colours, a Markdown
+fence leaves them out: the text around them reads as one)."""
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_PERCENT_LINE = re.compile(r"^.*%[0-9A-Fa-f]{2}.*$", re.MULTILINE)
+
+Offset = Callable[[int], int]
+
+
+def _views(text: str) -> Iterator[tuple[str, Offset, Offset]]:
+    """The other ways outputs show ``text``: ``(view, start, end)`` where ``start(i)`` is
+    the offset in ``text`` where the view's character ``i`` starts and ``end(i)`` where it
+    ends. With terminal escapes left out (when there are any), and each line holding
+    ``%xx`` URL-decoded (of the text, and of it without escapes)."""
+    bases: list[tuple[str, Offset, Offset]] = []
+    if "\x1b" in text:
+        view, start, end = _without(_ANSI, text)
+        bases.append((view, start, end))
+        yield view, start, end
+    if "%" not in text:
+        return
+    for base, b_start, b_end in [(text, _same, _next), *bases]:
+        for m in _PERCENT_LINE.finditer(base):
+            decoded, d_start, d_end = _url_decoded(m.group(), m.start())
+            normal, where = _normalise(decoded)  # a decoded character can be invisible
+            if where is not None:
+                d_start, d_end = _through(where, d_start, d_end)
+            yield (normal, *_then(d_start, d_end, b_start, b_end))
+
+
+def _same(i: int) -> int:
+    return i
+
+
+def _next(i: int) -> int:
+    return i + 1
+
+
+def _through(where: list[int], start: Offset, end: Offset) -> tuple[Offset, Offset]:
+    """Offsets of a view of a view: ``where[i]`` is the character of the first view that
+    character ``i`` of the second came from."""
+    return (lambda i: start(where[i])), (lambda i: end(where[i]))
+
+
+def _then(
+    start: Offset, end: Offset, outer_start: Offset, outer_end: Offset
+) -> tuple[Offset, Offset]:
+    """A view's offsets through the view it was made from."""
+    return (lambda i: outer_start(start(i))), (lambda i: outer_end(end(i) - 1))
+
+
+def _without(pattern: re.Pattern[str], text: str) -> tuple[str, Offset, Offset]:
+    """``text`` with every match of ``pattern`` left out, and where each character was."""
+    kept: list[str] = []
+    views: list[int] = []  # where each kept piece starts in the view…
+    origins: list[int] = []  # …and in the text
+    pos = at = 0
+    for m in pattern.finditer(text):
+        if m.start() > pos:
+            views.append(at)
+            origins.append(pos)
+            kept.append(text[pos : m.start()])
+            at += m.start() - pos
+        pos = m.end()
+    views.append(at)
+    origins.append(pos)
+    kept.append(text[pos:])
+
+    def start(i: int) -> int:
+        k = bisect.bisect_right(views, i) - 1
+        return origins[k] + i - views[k]
+
+    return "".join(kept), start, lambda i: start(i) + 1
+
+
+def _url_decoded(line: str, offset: int) -> tuple[str, Offset, Offset]:
+    """A line with each run of ``%xx`` decoded (UTF-8, as ``urllib.parse.unquote``), and
+    where each character was in the text (``offset``: where the line starts there); the
+    characters of a decoded run start at the run's start and end at its end."""
+    out: list[str] = []
+    spans: list[tuple[int, int, int, bool]] = []  # view start, text start, text end, exact
+    pos = at = 0
+    for m in _PERCENT.finditer(line):
+        if m.start() > pos:
+            spans.append((at, pos, m.start(), True))
+            out.append(line[pos : m.start()])
+            at += m.start() - pos
+        chars = unquote(m.group())
+        spans.append((at, m.start(), m.end(), False))
+        out.append(chars)
+        at += len(chars)
+        pos = m.end()
+    spans.append((at, pos, len(line), True))
+    out.append(line[pos:])
+    firsts = [v for v, _, _, _ in spans]
+
+    def find(i: int) -> tuple[int, int, int, bool]:
+        return spans[bisect.bisect_right(firsts, i) - 1]
+
+    def start(i: int) -> int:
+        v, a, _b, exact = find(i)
+        return offset + (a + i - v if exact else a)
+
+    def end(i: int) -> int:
+        v, a, b, exact = find(i)
+        return offset + (a + i - v + 1 if exact else b)
+
+    return "".join(out), start, end
 
 
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -959,11 +1113,16 @@ def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
             yield m
 
 
-_PERCENT_LINE = re.compile(r"^.*%[0-9A-Fa-f]{2}.*$", re.MULTILINE)
 _SCAN_SLICE = 2_000_000
 """Characters (bytes, in a written page) the gate scans at a time, up to the next line end."""
 _DATA_URI = re.compile(r"data:image/[A-Za-z0-9.+-]{1,40};base64,[A-Za-z0-9+/=]+")
 _TAG = re.compile(r"<[^<>]{0,4096}>")
+_UNIT = re.compile(
+    r'<span class="badge[^"<>]*"[^<>]*>((?:[^<]|<span class="ctl"[^<>]*>[^<]*</span>){0,4096})'
+    r'</span>|<span class="t">'
+)
+"""A badge (its text, with the marks of hidden characters in it) or the start of a row's
+text: units the page shows apart from what is next to them."""
 _BLOCK_TAG = re.compile(
     r"</(?:p|div|pre|li|ul|ol|dl|dt|dd|tr|td|th|table|h[1-6]|summary|details|button|section"
     r"|header|footer|nav|aside|main|blockquote|figure|title|script|style|noscript|template"
