@@ -148,3 +148,69 @@ def test_a_label_is_not_read_as_the_key_of_the_row_beside_it(
     path = make_session([msg("u1", None, "user", "hi", 1), _label("u1", "PASSWORD:", 2)])
     pages = render_all(runner, path, tmp_path)
     assert '>PASSWORD:</span> <span class="t">user: hi<' in pages["html"]
+
+
+def _keys_session(root: Path) -> Path:
+    """A session with a GitHub, an AWS and an Anthropic key in its cwd, messages, a written
+    file's path and content, a label and a second branch (for compare)."""
+    from .conftest import HEADER, to_lines
+
+    folder = root / "--srv-app--"
+    folder.mkdir(parents=True)
+    path = folder / "2025-01-01T10-00-00-000Z_keys.jsonl"
+    write = {
+        "type": "toolCall",
+        "id": "c1",
+        "name": "write",
+        "arguments": {"path": f"/srv/{AWS}/deploy.env", "content": f"KEY={ANTHROPIC}\n"},
+    }
+    records = [
+        {**HEADER, "cwd": f"/srv/{GHP}/app"},
+        msg("u1", None, "user", f"deploy with {GHP} and {AWS}", 1, provider="x"),
+        msg("a1", "u1", "assistant", [write], 2, stopReason="toolUse", model=f"m-{AWS}"),
+        tool_result("r1", "a1", f"wrote {ANTHROPIC}", 3, "c1", "write"),
+        msg("a2", "r1", "assistant", f"done: {GHP}", 4),
+        msg("u2", "u1", "user", f"other try with {AWS}", 5),
+        msg("a3", "u2", "assistant", f"ok {ANTHROPIC}", 6),
+        _label("a2", f"release {GHP}", 7),
+    ]
+    path.write_bytes(to_lines(records))
+    return path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compare", "{file}", "a3", "l7"],
+        ["compare", "{file}", "a3", "l7", "--format", "json"],
+        ["branches", "{file}"],
+        ["branches", "{file}", "--format", "json"],
+        ["files", "{file}"],
+        ["files", "{file}", "--format", "json"],
+        ["info", "{file}"],
+        ["info", "{file}", "--json"],
+        ["tree", "{file}"],
+        ["context", "{file}"],
+        ["summary", "{file}"],
+        ["summary", "{file}", "--format", "json"],
+        ["usage", "{root}", "--by", "model"],
+        ["usage", "{root}", "--by", "model", "--format", "json"],
+        ["usage", "{root}", "--by", "project", "--format", "csv"],
+        ["search", "deploy", "{root}"],
+        ["search", "deploy", "{root}", "--format", "json"],
+    ],
+    ids=lambda a: "-".join(x for x in a if not x.startswith("{")),
+)
+def test_every_command_takes_redact(runner: CliRunner, tmp_path: Path, args: list[str]) -> None:
+    """Every command that prints session text has --redact: none of the keys is printed
+    (stdout or stderr), and the output is printed (no refusal)."""
+    root = tmp_path / "sessions"
+    path = _keys_session(root)
+    argv = [a.format(file=path, root=root) for a in args]
+    plain = runner.invoke(cli, argv)
+    assert any(k in plain.output for k in (GHP, AWS, ANTHROPIC)), plain.output  # shown without
+    result = runner.invoke(cli, [*argv, "--redact"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip()
+    for key in (GHP, AWS, ANTHROPIC):
+        assert key not in result.output and key not in result.stderr, (key, result.output)

@@ -43,6 +43,7 @@ __all__ = [
     "RedactionError",
     "Redactor",
     "Rule",
+    "gate",
     "load_redact_config",
     "redact_session",
     "redaction_report",
@@ -1271,6 +1272,35 @@ def unrewritable(session: Session, redactor: Redactor) -> list[str]:
                 if isinstance(block, dict) and block.get("type") == "toolCall":
                     check(block, e.line, ("id",))
     return found
+
+
+def gate(
+    text: str | Path,
+    redactor: Redactor,
+    where: object,
+    *,
+    workers: int = 1,
+    session: Session | None = None,
+    kind: str = "html",
+) -> None:
+    """The output gate: raise ``RedactionError`` naming the rules (never the secrets) when
+    the rules still find something in an output about to be written (``text``, or a file
+    written and not yet in place), read as its reader reads it (``kind``: ``"html"`` for a
+    page or Markdown, ``"text"`` for a terminal, JSON or CSV), and the entries of
+    ``session`` whose ids hold a secret (redaction never rewrites ids)."""
+    left = (
+        redactor.scan_file(text, workers, kind)
+        if isinstance(text, Path)
+        else redactor.scan_text(text, workers, kind)
+    )
+    if left:
+        rules = ", ".join(f"{name} ({n})" for name, n in left)
+        msg = f"{where}: not written: the redacted output still matches {rules}"
+        places = unrewritable(session, redactor) if session is not None else []
+        if places:
+            shown = ", ".join(places[:5]) + (", …" if len(places) > 5 else "")
+            msg += f"; a secret is in an id, which redaction never rewrites: entry at {shown}"
+        raise RedactionError(msg)
 
 
 def redact_session(session: Session, redactor: Redactor) -> Session:
