@@ -92,9 +92,9 @@ def _emit(
     kind: str = "text",
     nl: bool = True,
 ) -> None:
-    """Print an output: when redacting, only once the gate has read it (``kind``: ``"html"``
-    for Markdown, ``"text"`` for a terminal, JSON or CSV); a refusal prints nothing, names
-    the rules and exits 1."""
+    """Print an output: when redacting, only once the gate has read it as its reader reads
+    it (``kind``: ``"markdown"``, ``"json"``, ``"csv"``, ``"text"`` for a terminal); a
+    refusal prints nothing, names the rules and exits 1."""
     if redactor is not None:
         from .share.redact import RedactionError, gate
 
@@ -353,7 +353,7 @@ def context_command(
     session, redacted = _shown(_load(file, redactor), redactor)
     if leaf_id is not None and leaf_id not in session.by_id:
         raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
-    _emit(dumps(build_session_context(session, leaf_id)), redactor, "context", session)
+    _emit(dumps(build_session_context(session, leaf_id)), redactor, "context", session, kind="json")
     _redaction_line(redactor, redacted)
     _report(session, strict)
 
@@ -380,7 +380,7 @@ def info_command(file: str, as_json: bool, redactor: Redactor | None, strict: bo
     session, redacted = _shown(_load(file, redactor), redactor)
     facts = session_facts(session)
     if as_json:
-        _emit(dumps(facts), redactor, "info", session)
+        _emit(dumps(facts), redactor, "info", session, kind="json")
     else:
         lines = []
         for key, value in facts.items():
@@ -638,7 +638,7 @@ def search_command(
         matches = [h.as_json(q) for h in hits]
         if redactor is not None:  # a snippet is a cut, a path a session's file name
             matches = [{k: _derived(v, derive) for k, v in m.items()} for m in matches]
-        _emit(dumps({"complete": complete, "matches": matches}), redactor, "search")
+        _emit(dumps({"complete": complete, "matches": matches}), redactor, "search", kind="json")
     else:
         if not complete and hits:
             click.echo("piexport: no entry has every word; entries with some of them:", err=True)
@@ -736,7 +736,7 @@ def render_command(
             text = session_markdown(session) if fmt == "md" else session_json(session)
         if redactor is not None:
             try:
-                kind = "text" if fmt == "json" else "html"  # Markdown becomes HTML where read
+                kind = {"json": "json", "md": "markdown"}.get(fmt, "html")
                 check_output(text, redactor, out, session=session, kind=kind)
             except RedactionError as exc:
                 raise Failed(str(exc)) from exc
@@ -783,10 +783,10 @@ def summary_command(
     if leaf_id is not None and leaf_id not in session.by_id:
         raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
     if fmt == "json":
-        _emit(dumps(summary_json(session, leaf_id)), redactor, "summary", session)
+        _emit(dumps(summary_json(session, leaf_id)), redactor, "summary", session, kind="json")
     else:
         text = summary_markdown(session, leaf_id, link)
-        _emit(text, redactor, "summary", session, kind="html")
+        _emit(text, redactor, "summary", session, kind="markdown")
     _redaction_line(redactor, redacted)
     _report(session, strict)
     found = failures(session, fail_on, leaf_id)
@@ -807,7 +807,7 @@ def _print_report(
     problems. Through the gate when redacting."""
     session, redacted = _shown(_load(file, redactor), redactor)
     if as_json is not None:
-        _emit(dumps(as_json(session)), redactor, what, session)
+        _emit(dumps(as_json(session)), redactor, what, session, kind="json")
     else:
         _emit(_lines(as_lines(session), session), redactor, what, session, nl=False)
     _redaction_line(redactor, redacted)
@@ -860,10 +860,15 @@ def compare_command(
     session, redacted = _shown(loaded, redactor)
     result = compare(session, found[0], found[1])
     if fmt == "json":
-        _emit(dumps(result.as_json()), redactor, "compare", session)
+        _emit(dumps(result.as_json()), redactor, "compare", session, kind="json")
     else:
         _emit(
-            compare_markdown(session, result), redactor, "compare", session, kind="html", nl=False
+            compare_markdown(session, result),
+            redactor,
+            "compare",
+            session,
+            kind="markdown",
+            nl=False,
         )
     _redaction_line(redactor, redacted)
     _report(session, strict)
@@ -1280,9 +1285,9 @@ def usage_command(
     for row in report.rows:  # a cwd, a model, a tool: the only session text a row holds
         row.key = derive(row.key)
     if fmt == "json":
-        _emit(dumps(report.as_json()), redactor, "usage")
+        _emit(dumps(report.as_json()), redactor, "usage", kind="json")
     elif fmt == "csv":
-        _emit(format_csv(report), redactor, "usage", nl=False)
+        _emit(format_csv(report), redactor, "usage", kind="csv", nl=False)
     else:  # a key cut on the left to fit: each line is read again
         table = format_table(report, terminal_safe)
         _emit("\n".join(derive(line) for line in table.split("\n")), redactor, "usage")

@@ -236,6 +236,6 @@ def render_tree_text(session: Session) -> str:
         marker = "• " if row.on_path else ""
         label = f"[{session.labels[row.id]}] " if row.id in session.labels else ""
         leaf = "  ← leaf" if row.id == session.tree.leaf_id else ""
-        text = terminal_safe(session.derive(f"{label}{_summary(entry, calls)}"))
+        text = session.derive(terminal_safe(f"{label}{_summary(entry, calls)}"))
         lines.append(f"{row.prefix()}{marker}{text}{leaf}")
     return "\n".join(lines) + ("\n" if lines else "")

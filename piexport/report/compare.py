@@ -427,4 +427,5 @@ def compare_markdown(session: Session, c: Comparison) -> str:
         if fc.diff:
             lines += ["", "<details>", f"<summary>{html_text('diff A → B: ' + fc.path)}</summary>"]
             lines += ["", code_fence(fc.diff, "diff"), "", "</details>"]
-    return "\n".join(lines) + "\n"
+    # our one-line encoders (code spans, table cells, <summary>) join lines: read again
+    return derive.markdown("\n".join(lines)) + "\n"

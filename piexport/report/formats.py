@@ -137,7 +137,8 @@ def session_markdown(session: Session, leaf_id: str | None = None) -> str:
     ]
     for e in path:
         lines += _entry_markdown(e, results, shown, session.derive)
-    return "\n".join(lines).rstrip() + "\n"
+    # our one-line encoders (code spans, headings, <summary>) join lines: read again
+    return session.derive.markdown("\n".join(lines).rstrip()) + "\n"
 
 
 def session_json(session: Session, leaf_id: str | None = None) -> str:

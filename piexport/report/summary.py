@@ -133,4 +133,5 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
         lines += ["**Files modified**", "", code_fence(modified), ""]
     if session.diagnostics:
         lines += [f"_{len(session.diagnostics)} problem(s) reading the session file._", ""]
-    return "\n".join(lines)
+    # our one-line encoders (a code span, a heading) join lines: read again
+    return derive.markdown("\n".join(lines))

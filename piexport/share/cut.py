@@ -93,6 +93,20 @@ class Redacts(Protocol):
 
 
 TITLE_CHARS = 100
+FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+"""A code fence's line in Markdown (CommonMark: up to three spaces, then three or more
+backticks or tildes)."""
+
+
+def fence_step(fence: str, mark: str, rest: str) -> str:
+    """The fence open after a fence-like line (``mark`` and what follows it), given the one
+    open before (``""``: none). CommonMark: a backtick fence's info has no backtick; a
+    closing fence is the opening one's character, at least as long, with nothing after."""
+    if not fence:
+        return mark if not (mark[0] == "`" and "`" in rest) else ""
+    if mark[0] == fence[0] and len(mark) >= len(fence) and not rest.strip():
+        return ""
+    return fence
 
 
 class Derive:
@@ -186,6 +200,23 @@ class Derive:
         head = text[: length - len(end)]
         cut = head.rsplit(" ", 1)[0] if " " in head else text[: whole_cut(text, len(head))]
         return self(cut + end)
+
+    def markdown(self, text: str) -> str:
+        """Markdown we wrote, each line outside code read again as the line it is: our
+        encoders put text on one line (a code span, a heading, a ``<summary>``), which joins
+        lines the redactor read apart. Code (in fences) is the text as it was read."""
+        if self.redactor is None:
+            return text
+        out: list[str] = []
+        fence = ""
+        for line in text.split("\n"):
+            m = FENCE.fullmatch(line)
+            if m is not None:
+                fence = fence_step(fence, m.group(1), m.group(2))
+                out.append(line)
+            else:
+                out.append(line if fence else self(line))
+        return "\n".join(out)
 
     def title(self, text: str, limit: int = TITLE_CHARS) -> str:
         """The first non-blank line of ``text``, spaces collapsed, cut at a word boundary

@@ -78,7 +78,8 @@ def share(
         text = session.derive.line(terminal_safe(text), 200)
         if redactor is not None:
             # what gh sends besides the page: the gist's description and file name
-            check_output(f"{text}\n{page.name}", redactor, "gist description", session=session)
+            shown = f"{text}\n{page.name}"
+            check_output(shown, redactor, "gist description", session=session, kind="text")
         gist = create_gist(gh, page, text)
     finally:
         with held(), contextlib.suppress(OSError):

@@ -16,9 +16,12 @@ written page as a final gate.
 from __future__ import annotations
 
 import bisect
+import csv
 import hashlib
 import hmac
 import html
+import io
+import itertools
 import json
 import re
 import unicodedata
@@ -32,8 +35,8 @@ from urllib.parse import unquote
 
 from ..errors import PiexportError
 from ..read.model import JSON, Diagnostic, Entry, Session, SessionHeader
+from .cut import FENCE, Derive, fence_step
 from .cut import TOKEN as _TOKEN
-from .cut import Derive
 
 if TYPE_CHECKING:
     RULES: tuple[Rule, ...]
@@ -487,8 +490,17 @@ def _fast_normal(text: str) -> str:
     there is anything to replace, and for scanning)."""
     if text.isascii():
         return text
+    if _MARK_START in text:
+        text = _MARK.sub("", text)
     text = _format_chars().sub("", text)
     return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
+_MARK_START = "\u27ea"
+_MARK = re.compile("\u27eaU\\+[0-9A-F]{4,6}\u27eb")
+"""``⟪U+200B⟫``: how outputs show a character that draws as nothing (``textsafe``). It
+stands for that character, which normalising removes: ``AKIA⟪U+FE0F⟫IOSF…`` is the key it
+shows, and ``PASSWORD=⟪U+200B⟫`` holds no value."""
 
 
 def _normalise(text: str) -> tuple[str, list[int] | None]:
@@ -500,8 +512,12 @@ def _normalise(text: str) -> tuple[str, list[int] | None]:
     """
     if text.isascii():
         return text, None
+    if _MARK_START in text and _MARK.search(text):
+        stripped, start, _end = _without(_MARK, text)
+        normal, where = _normalise(stripped)
+        return normal, [start(i) for i in (range(len(stripped)) if where is None else where)]
     out: list[str] = []
-    where: list[int] = []
+    where = []
     pos = 0
     for m in _NON_ASCII_RUN.finditer(text):
         if m.start() > pos:
@@ -658,6 +674,13 @@ class Redactor:
         """(start, priority, end, rule) of every match of every rule in ``text``."""
         found: list[tuple[int, int, int, str]] = []
         tokens = [m.span() for m in _TOKEN.finditer(text)] if TOKEN_PREFIX in text else []
+        if tokens:  # a token ends what is before it: no value reads on into or over one
+            pieces, pos = [], 0
+            for a, b in tokens:
+                pieces += [text[pos:a], "\n" * (b - a)]
+                pos = b
+            pieces.append(text[pos:])
+            text = "".join(pieces)
         lower = text.lower()
         index = self._index or self._build_index()
         todo = set(index.always)
@@ -816,12 +839,15 @@ class Redactor:
     def scan_text(self, text: str, workers: int = 1, kind: str = "html") -> list[tuple[str, int]]:
         """``(rule, distinct matches)`` for whatever the rules still find in an output about
         to be written, read the way the redactor reads text (:meth:`_spans`: as written, as
-        Markdown shows it, without terminal escapes, URL-decoded). ``kind`` ``"html"`` (a
-        page, or Markdown: HTML where it is read): its text (tags removed, HTML-unescaped,
-        a badge or a row's text a unit of its own) and its tags' attributes (unescaped),
-        inline base64 images skipped; ``"text"`` (a terminal, JSON, CSV): as it is.
-        Nothing is counted or replaced; the secrets are never returned. A big output is
-        scanned in slices cut at line ends, by ``workers`` processes."""
+        Markdown shows it, without terminal escapes, URL-decoded), and the way its reader
+        reads it (``kind``): ``"html"``, a page: its text (tags removed, HTML-unescaped, a
+        badge or a row's text a unit of its own), its tags' attribute values, its data
+        island's strings, inline base64 images skipped; ``"markdown"``: as it renders
+        (our own ``<details>`` tags and character references outside code, code as it is);
+        ``"json"``: each string, and each key with its string value; ``"csv"``: each cell;
+        ``"text"`` (a terminal): as it is. Nothing is counted or replaced; the secrets are
+        never returned. A big output is scanned in slices cut at line ends, by ``workers``
+        processes."""
 
         def line_end(pos: int) -> int:
             return text.find("\n", pos) + 1 or len(text)
@@ -829,8 +855,11 @@ class Redactor:
         from ..page.parallel import forked_map  # here: the CLI starts without multiprocessing
 
         cuts = _slices(len(text), line_end)
+        fences = _fences_at(text, cuts) if kind == "markdown" else [""] * len(cuts)
         found = forked_map(
-            lambda i: self._scan_piece(text[cuts[i] : cuts[i + 1]], kind), len(cuts) - 1, workers
+            lambda i: self._scan_piece(text[cuts[i] : cuts[i + 1]], kind, fences[i]),
+            len(cuts) - 1,
+            workers,
         )
         return _by_rule(found)
 
@@ -856,11 +885,19 @@ class Redactor:
 
         return _by_rule(forked_map(scan, len(cuts) - 1, workers))
 
-    def _scan_piece(self, piece: str, kind: str = "html") -> set[tuple[str, str]]:
+    def _scan_piece(self, piece: str, kind: str = "html", fence: str = "") -> set[tuple[str, str]]:
         """(rule, secret) of what the rules find in a piece of an output, read as its
         reader reads it (``_spans`` reads each view the way the redactor does)."""
-        # "text": for a terminal, a file or a script, read as it is
-        views = _html_views(piece) if kind == "html" else [piece]
+        if kind == "html":
+            views = _html_views(piece)
+        elif kind == "markdown":
+            views = [_markdown_view(piece, fence)]
+        elif kind == "json":
+            views = _json_views(piece)
+        elif kind == "csv":  # a spreadsheet shows each cell on its own
+            views = ["\n".join(cell for row in csv.reader(io.StringIO(piece)) for cell in row)]
+        else:  # "text": for a terminal, a file or a script, read as it is
+            views = [piece]
         secrets: set[tuple[str, str]] = set()
         for view in views:
             normal = _fast_normal(view)
@@ -874,16 +911,91 @@ def _unit(m: re.Match[str]) -> str:
 
 def _html_views(piece: str) -> list[str]:
     """A page (or Markdown, which becomes HTML where it is read) as a reader sees it: its
-    text, and its tags' attributes. Inline tags split code and are left out; a block's end
-    ends a line (so the page's own words, "Show all 12 lines", never read as the value of
-    the line before); a badge and a row's text (``class="badge …"``, ``class="t"``) are
-    units of their own, each on its line: a label is not read as the key of the row's
-    text beside it."""
+    text, and its tags' attribute values (a link's target, a tooltip), each on its line.
+    Inline tags split code and are left out; a block starts and ends a line (so the page's
+    own words, "Show all 12 lines", never read as the value of the line before); a badge
+    and a row's text (``class="badge …"``, ``class="t"``) are units of their own, each on
+    its line: a label is not read as the key of the row's text beside it."""
     piece = _DATA_URI.sub("data:", piece)  # one line each: slices never cut one
+    islands: list[str] = []
+    if _ISLAND_START in piece:  # data for the page's script, which shows each value apart
+
+        def island(m: re.Match[str]) -> str:
+            islands.extend(_json_views(m.group(1)))
+            return "\n"
+
+        piece = _ISLAND.sub(island, piece)
     piece = _UNIT.sub(_unit, piece)
     text = html.unescape(_TAG.sub("", _BLOCK_TAG.sub("\n", piece)))
-    attributes = html.unescape(" ".join(_TAG.findall(piece)))
-    return [text, attributes]
+    values = [a or b for tag in _TAG.findall(piece) for a, b in _ATTRIBUTE.findall(tag) if a or b]
+    return [text, html.unescape("\n".join(values)), *islands]
+
+
+_FENCE = re.compile(f"^{FENCE.pattern}$", re.MULTILINE)
+_OUR_MARKDOWN_TAG = re.compile(r"</?(?:details|summary)>")
+"""The only HTML our Markdown holds: everything from a session is code, or escaped."""
+
+
+def _fence_step(fence: str, m: re.Match[str]) -> str:
+    return fence_step(fence, m.group(1), m.group(2))
+
+
+def _fences_at(text: str, cuts: list[int]) -> list[str]:
+    """The code fence open at each cut of a Markdown text ("" for none)."""
+    out: list[str] = []
+    fence = ""
+    matches = _FENCE.finditer(text)
+    m = next(matches, None)
+    for cut in cuts:
+        while m is not None and m.start() < cut:
+            fence = _fence_step(fence, m)
+            m = next(matches, None)
+        out.append(fence)
+    return out
+
+
+def _markdown_view(piece: str, fence: str = "") -> str:
+    """Our Markdown as it renders: code (in fences) as it is; outside code our own
+    ``<details>``/``<summary>`` tags end a line and character references show as their
+    characters. (``fence``: the fence open where the piece starts.)"""
+    out: list[str] = []
+    pos = 0
+    for m in _FENCE.finditer(piece):
+        before = piece[pos : m.start()]
+        out.append(before if fence else html.unescape(_OUR_MARKDOWN_TAG.sub("\n", before)))
+        out.append(m.group())
+        fence = _fence_step(fence, m)
+        pos = m.end()
+    rest = piece[pos:]
+    out.append(rest if fence else html.unescape(_OUR_MARKDOWN_TAG.sub("\n", rest)))
+    return "".join(out)
+
+
+def _json_views(text: str) -> list[str]:
+    """JSON as a program reads it: each string (key or value) on its line, and each key with
+    its string value as ``"key": "value"`` (the pair the redactor reads). What is not one
+    JSON value (JSON lines, a script) is read as it is."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return [text]
+    lines: list[str] = []
+    stack = [data]
+    while stack:  # iterative: JSON nests deeper than Python recurses
+        value = stack.pop()
+        if isinstance(value, str):
+            lines.append(value)
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                lines.append(k)
+                if isinstance(v, str):
+                    lines.append(
+                        f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
+                    )
+                stack.append(v)
+    return ["\n".join(lines)]
 
 
 def _slices(size: int, line_end: Callable[[int], int]) -> list[int]:
@@ -1118,6 +1230,9 @@ _SCAN_SLICE = 2_000_000
 """Characters (bytes, in a written page) the gate scans at a time, up to the next line end."""
 _DATA_URI = re.compile(r"data:image/[A-Za-z0-9.+-]{1,40};base64,[A-Za-z0-9+/=]+")
 _TAG = re.compile(r"<[^<>]{0,4096}>")
+_ISLAND_START = '<script type="application/json"'
+_ISLAND = re.compile(r'<script type="application/json"[^<>]*>([^<]*)</script>')
+"""A page's data island (its ``<`` are escaped: no tag inside)."""
 _UNIT = re.compile(
     r'<span class="badge[^"<>]*"[^<>]*>((?:[^<]|<span class="ctl"[^<>]*>[^<]*</span>){0,4096})'
     r'</span>|<span class="t">'
@@ -1125,12 +1240,16 @@ _UNIT = re.compile(
 """A badge (its text, with the marks of hidden characters in it) or the start of a row's
 text: units the page shows apart from what is next to them."""
 _BLOCK_TAG = re.compile(
-    r"</(?:p|div|pre|li|ul|ol|dl|dt|dd|tr|td|th|table|h[1-6]|summary|details|button|section"
-    r"|header|footer|nav|aside|main|blockquote|figure|title|script|style|noscript|template"
-    r"|textarea|label|form|dialog)>|<[bh]r ?/?>"
+    r"</?(?:p|div|pre|li|ul|ol|dl|dt|dd|tr|td|th|table|h[1-6]|summary|details|button|section"
+    r"|header|footer|nav|aside|main|blockquote|figure|figcaption|title|script|style|noscript"
+    r"|template|textarea|label|form|dialog|svg|caption|thead|tbody)(?:\s[^<>]{0,4096})?>"
+    r"|<[bh]r ?/?>"
 )
-"""The end of a block (the page's markup is ours, lower case, and every block it shows is
-closed), and line and rule breaks."""
+"""The start or end of a block (the page's markup is ours, lower case, and every block it
+shows is closed; an SVG and its ``<title>`` are blocks of their own), and line and rule
+breaks."""
+_ATTRIBUTE = re.compile(r"""\s[\w:.-]{1,64}=(?:"([^"]*)"|'([^']*)')""")
+"""A quoted attribute value in one of our tags (the page quotes every one)."""
 
 
 def _rule_name(name: str) -> str:
@@ -1246,6 +1365,60 @@ def _redact_value(root: JSON, r: Redactor, skip: frozenset[str]) -> JSON:
     return out
 
 
+def _blocks_joined(raw: JSON, redactor: Redactor) -> JSON:
+    """The entry with a secret split across text blocks of one content list replaced: the
+    blocks show as one text (Markdown and titles join them, a page shows them one under the
+    other), so a key cut in two by a block boundary is one key. The token goes where the
+    secret starts, and the rest of it is left out of the blocks it ran into."""
+    message = raw.get("message")
+    holder = message if isinstance(message, dict) else raw
+    content = holder.get("content")
+    if not isinstance(content, list):
+        return raw
+    texts = [
+        (i, b["text"])
+        for i, b in enumerate(content)
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    if len(texts) < 2:
+        return raw
+    joined = "".join(t for _, t in texts)
+    starts = list(itertools.accumulate((len(t) for _, t in texts[:-1]), initial=0))
+    if not redactor._spans(_fast_normal(joined)):
+        return raw
+    normal, where = _normalise(joined)
+    crossing = []
+    for start, end, name in redactor._spans(normal):
+        o_start, o_end = (start, end) if where is None else (where[start], where[end - 1] + 1)
+        first = bisect.bisect_right(starts, o_start) - 1
+        if o_end > starts[first] + len(texts[first][1]):  # runs into the next block
+            crossing.append((o_start, o_end, redactor.token(name, _as_shown(normal[start:end]))))
+            redactor.counts[name] += 1
+    if not crossing:
+        return raw
+    new = list(content)
+    for k, (i, text) in enumerate(texts):
+        lo, hi = starts[k], starts[k] + len(text)
+        kept, pos = [], lo
+        for o_start, o_end, token in crossing:
+            if o_end <= lo or o_start >= hi:
+                continue
+            kept.append(joined[pos : max(pos, o_start)])
+            if o_start >= lo:
+                kept.append(token)
+            pos = max(pos, min(o_end, hi))
+        kept.append(joined[pos:hi])
+        new[i] = {**content[i], "text": "".join(kept)}
+    return (
+        {**raw, "message": {**holder, "content": new}}
+        if holder is message
+        else {
+            **raw,
+            "content": new,
+        }
+    )
+
+
 def unrewritable(session: Session, redactor: Redactor) -> list[str]:
     """Where a secret sits that redaction leaves alone because links, the tree and tool
     pairing depend on it: ``line 4 (id)``, for the gate's message (never the secret)."""
@@ -1317,7 +1490,8 @@ def redact_session(session: Session, redactor: Redactor) -> Session:
             parent_session=parent if isinstance(parent, str) else None,
         )
     entries: list[Entry] = [
-        replace(e, raw=_redact_value(e.raw, redactor, _ENTRY_STRUCTURE)) for e in session.entries
+        replace(e, raw=_redact_value(_blocks_joined(e.raw, redactor), redactor, _ENTRY_STRUCTURE))
+        for e in session.entries
     ]
     return _rebuilt(
         session,

@@ -280,7 +280,8 @@ def _gate(redactor: Any) -> Callable[[str, Path], None] | None:
         return None
     from ..page.export import check_output
 
-    return lambda text, path: check_output(text, redactor, path)
+    # the index's values, each on its line: read as they are (search shows them as text)
+    return lambda text, path: check_output(text, redactor, path, kind="text")
 
 
 def _shown(text: str, redactor: Any) -> str:
@@ -526,7 +527,7 @@ def build_site(
         from ..page.export import check_output
 
         names = sorted({r.page for r in records.values()} | set(projects))
-        check_output("\n".join(names), redactor, f"{out}: page and folder names")
+        check_output("\n".join(names), redactor, f"{out}: page and folder names", kind="text")
     _save_manifest(out, root_id, fingerprint, records, redactor)
     report.projects = len(projects)
     report.sessions = len(records)
@@ -716,5 +717,5 @@ def _save_manifest(
     if redactor is not None:
         from ..page.export import check_output
 
-        check_output(text, redactor, out / MANIFEST)
+        check_output(text, redactor, out / MANIFEST, kind="text")
     write_atomic(out / MANIFEST, text)
