@@ -927,7 +927,9 @@ def _html_views(piece: str) -> list[str]:
         piece = _ISLAND.sub(island, piece)
     piece = _UNIT.sub(_unit, piece)
     text = html.unescape(_TAG.sub("", _BLOCK_TAG.sub("\n", piece)))
-    values = [a or b for tag in _TAG.findall(piece) for a, b in _ATTRIBUTE.findall(tag) if a or b]
+    # the tags alone, then their values (a value's quotes are escaped: none ends early)
+    tags = " ".join(_TAG.findall(piece))
+    values = [a or b for a, b in _ATTRIBUTE.findall(tags) if a or b]
     return [text, html.unescape("\n".join(values)), *islands]
 
 
