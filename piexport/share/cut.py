@@ -202,20 +202,30 @@ class Derive:
         return self(cut + end)
 
     def markdown(self, text: str) -> str:
-        """Markdown we wrote, each line outside code read again as the line it is: our
-        encoders put text on one line (a code span, a heading, a ``<summary>``), which joins
-        lines the redactor read apart. Code (in fences) is the text as it was read."""
+        """Markdown made from session text, read again as it shows: each line outside code
+        (our encoders put text on one line: a code span, a heading, a ``<summary>``, which
+        joins lines the redactor read apart) and each code block as the one text it is (a
+        block can be made of several values: a command and its output, a tool's nested
+        calls)."""
         if self.redactor is None:
             return text
         out: list[str] = []
+        code: list[str] = []
         fence = ""
         for line in text.split("\n"):
             m = FENCE.fullmatch(line)
+            opened = fence
             if m is not None:
                 fence = fence_step(fence, m.group(1), m.group(2))
-                out.append(line)
+            if opened and not fence:  # the code block ends: read it as one text
+                out += [self("\n".join(code)), line] if code else [line]
+                code = []
+            elif opened:
+                code.append(line)
             else:
                 out.append(line if fence else self(line))
+        if code:
+            out.append(self("\n".join(code)))
         return "\n".join(out)
 
     def title(self, text: str, limit: int = TITLE_CHARS) -> str:
