@@ -358,14 +358,31 @@ def context_command(
     _report(session, strict)
 
 
+TREE_IDS_WIDTH = 100
+"""A terminal at least this wide shows entry ids in ``tree`` unless told otherwise."""
+
+
 @cli.command("tree")
 @session_file
+@click.option(
+    "--ids/--no-ids",
+    default=None,
+    help="Show each entry's id (default: when the terminal is at least 100 columns wide, "
+    "or output is not a terminal).",
+)
 @redact_options
 @strict_option
-def tree_command(file: str, redactor: Redactor | None, strict: bool) -> None:
-    """Print the entry tree the way pi's /tree shows it (• marks the current path)."""
+def tree_command(file: str, ids: bool | None, redactor: Redactor | None, strict: bool) -> None:
+    """Print the entry tree the way pi's /tree shows it (• marks the current path); on a
+    terminal, lines are cut to its width."""
+    import shutil
+
     session, redacted = _shown(_load(file, redactor), redactor)
-    _emit(render_tree_text(session), redactor, "tree", session, nl=False)
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    if ids is None:
+        ids = width is None or width >= TREE_IDS_WIDTH
+    text = render_tree_text(session, ids=ids, width=width)
+    _emit(text, redactor, "tree", session, nl=False)
     _redaction_line(redactor, redacted)
     _report(session, strict)
 
@@ -651,6 +668,7 @@ def search_command(
         if lines:
             _emit("\n".join(lines), redactor, "search")
     if not hits:
+        click.echo("piexport: no matches", err=True)
         raise SystemExit(1)
 
 
@@ -1233,10 +1251,11 @@ def shares_command(fmt: str) -> None:
 @click.argument("root", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--by",
-    type=click.Choice(["day", "week", "month", "project", "model", "tool"]),
+    type=click.Choice(["day", "week", "month", "project", "model", "session", "tool", "kind"]),
     default="day",
     show_default=True,
-    help="One row per day, ISO week, month, project (cwd), provider/model or tool.",
+    help="One row per day, ISO week, month, project (cwd), provider/model, session, tool, or "
+    "kind of usage (turns, cache warming, summaries, a tool's own model work).",
 )
 @click.option("--since", metavar="DATE", help="Only messages on or after this day (YYYY-MM-DD).")
 @click.option("--until", metavar="DATE", help="Only messages on or before this day (YYYY-MM-DD).")
@@ -1257,6 +1276,7 @@ def usage_command(
     """Tokens, cost, messages and tool calls of every session, by period, project, model or tool."""
     from .report.usage import (
         format_csv,
+        format_notes,
         format_table,
         load_sessions,
         parse_day,
@@ -1291,6 +1311,7 @@ def usage_command(
     else:  # a key cut on the left to fit: each line is read again
         table = format_table(report, terminal_safe)
         _emit("\n".join(derive(line) for line in table.split("\n")), redactor, "usage")
+        click.echo(format_notes(report.by, report.total.figures.known_estimate is not None))
     for p in problems:
         click.echo(_said(p, redactor), err=True)
     if problems:

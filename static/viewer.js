@@ -229,6 +229,18 @@
         up.insertBefore(stub, el);
       }
     }
+    // context edits are branch-relative: an entry shows what the model saw on the path shown
+    // (the latest edit on it wins); the page was written for the current branch
+    var notes = box.querySelectorAll(".context-edit-note[data-edit]"), last = {};
+    for (var n = 0; n < notes.length; n++) {
+      var note = notes[n];
+      note.hidden = isDefault ? !note.hasAttribute("data-in-effect") : !shown[note.getAttribute("data-edit")];
+      var owner = note.closest("[data-entry-id]");
+      if (!note.hidden && owner) {
+        if (last[owner.id]) last[owner.id].hidden = true;
+        last[owner.id] = note;
+      }
+    }
   }
 
   function reveal(hash) {
@@ -665,19 +677,33 @@
     reopened = [];
   });
 
-  // ---- index pages: filter and sort the session table in place
-  var filter = document.getElementById("filter");
-  var table = document.querySelector("table.sessions");
-  if (filter && table) {
-    filter.addEventListener("input", function () {
-      var q = filter.value.toLowerCase();
-      var rows = table.tBodies[0].rows;
-      for (var i = 0; i < rows.length; i++) {
-        rows[i].hidden = q !== "" && rows[i].textContent.toLowerCase().indexOf(q) < 0;
-      }
-    });
+  // ---- index pages: filter and sort each table in place (its filter box names it)
+  var tables = document.querySelectorAll("table.sessions");
+  var filters = document.querySelectorAll("input[data-filter]");
+  function runFilter(box) {
+    var t = document.getElementById(box.getAttribute("data-filter"));
+    if (!t) return;
+    var q = box.value.toLowerCase(), rows = t.tBodies[0].rows;
+    for (var i = 0; i < rows.length; i++) {
+      rows[i].hidden = q !== "" && rows[i].textContent.toLowerCase().indexOf(q) < 0;
+    }
+  }
+  Array.prototype.forEach.call(filters, function (box) {
+    box.addEventListener("input", function () { runFilter(box); });
+  });
+  // a table wider than its box says so (the hint is CSS; this says when it applies)
+  var wraps = document.querySelectorAll(".table-wrap[data-wide]");
+  function markOverflow() {
+    for (var w = 0; w < wraps.length; w++) wraps[w].classList.toggle("overflows", wraps[w].scrollWidth > wraps[w].clientWidth + 1);
+  }
+  if (wraps.length) { markOverflow(); window.addEventListener("resize", markOverflow); }
+  Array.prototype.forEach.call(tables, function (table) {
     var heads = table.querySelectorAll("th[data-sort]");
     for (var h = 0; h < heads.length; h++) {
+      heads[h].tabIndex = 0;
+      heads[h].addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); e.currentTarget.click(); }
+      });
       heads[h].addEventListener("click", function (e) {
         var th = e.currentTarget, col = th.cellIndex, numeric = th.getAttribute("data-sort") === "num";
         var dir = th.getAttribute("aria-sort") === "descending" ? 1 : -1;
@@ -694,7 +720,7 @@
         th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
       });
     }
-  }
+  });
   // ---- live: a page served by `piexport serve` follows its session as pi writes it.
   // Only there: a static page has no "piexport-live" meta tag, and its CSP allows no
   // connection. The page asks its own URL (HEAD) whether it changed; when it did, it fetches
@@ -885,13 +911,13 @@
       for (var i = 0; i < parts.length; i++) swap(document.querySelector(parts[i]), doc.querySelector(parts[i]));
       var olds = document.querySelectorAll("table.sessions > tbody"), news = doc.querySelectorAll("table.sessions > tbody");
       for (var j = 0; j < olds.length && j < news.length; j++) swap(olds[j], news[j]);
-      var sorted = document.querySelector("table.sessions th[aria-sort]");
-      if (sorted) {
+      var sorted = document.querySelectorAll("table.sessions th[aria-sort]");
+      for (var k = 0; k < sorted.length; k++) {
         // the click turns the order round: set the other one first, so it comes back as it was
-        sorted.setAttribute("aria-sort", sorted.getAttribute("aria-sort") === "descending" ? "ascending" : "descending");
-        sorted.click();
+        sorted[k].setAttribute("aria-sort", sorted[k].getAttribute("aria-sort") === "descending" ? "ascending" : "descending");
+        sorted[k].click();
       }
-      if (filter && filter.value) filter.dispatchEvent(new Event("input"));
+      for (var f = 0; f < filters.length; f++) if (filters[f].value) runFilter(filters[f]);
     }
 
     setInterval(check, 1000);

@@ -112,17 +112,38 @@ def test_superlinear_lexer_is_stopped_off_the_main_thread() -> None:
     assert '<span class="n">x</span>' in ok[0]  # ordinary blocks are still coloured
 
 
+def spin(seconds: float) -> str:
+    """Work: CPU time, as a backtracking regex spends it."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return "spun"
+
+
 def test_limits_nest_and_the_outer_one_wins() -> None:
     if not deadline.can_stop():
         pytest.skip("needs SIGALRM in the main thread")  # pragma: no cover - Linux CI has it
-    # an inner limit that runs out is the inner block's business
-    assert deadline.bounded(0.05, time.sleep, 5) is None
+    # an inner bound that runs out is the inner block's business
+    assert deadline.bounded(0.05, spin, 5) is None
     # an outer limit that runs out inside an inner one is raised to its owner
     with pytest.raises(deadline.DeadlineExceeded), deadline.limit(0.05):
         deadline.bounded(10, time.sleep, 5)
+    with pytest.raises(deadline.DeadlineExceeded), deadline.cpu_limit(0.05):
+        deadline.bounded(10, spin, 5)
     # nothing is left armed afterwards
     time.sleep(0.1)
+    spin(0.1)
     assert deadline.bounded(1, lambda: "done") == "done"
+
+
+def test_a_block_is_bounded_by_its_work_not_by_waiting() -> None:
+    """A block's bound counts the CPU the process spends, not the time it waits: on a machine
+    busy with other work an ordinary block waits longer, and must not be cut short for it
+    (its page would then differ from the one an idle machine makes)."""
+    if not deadline.can_stop():
+        pytest.skip("needs SIGALRM in the main thread")  # pragma: no cover - Linux CI has it
+    assert deadline.bounded(0.05, lambda: time.sleep(0.3) or "waited") == "waited"
+    assert deadline.bounded(0.05, spin, 2) is None
 
 
 def test_garbage_collection_is_not_the_work() -> None:

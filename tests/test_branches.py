@@ -12,7 +12,7 @@ from piexport.cli import cli
 from piexport.page.branches import branch_panel
 from piexport.page.render import render_session
 from piexport.page.view import build_view
-from piexport.report.branches import branches_json, list_branches
+from piexport.report.branches import branch_summaries, branches_json, list_branches
 from piexport.report.compare import align, compare, compare_markdown
 
 from .branch_trees import fork_tree, many_leaves
@@ -266,3 +266,43 @@ def test_a_sides_cost_is_the_same_float_whether_or_not_stretches_are_shared(
     assert plain.a.own == ["a0", "b1", "b2"]
     assert shared.a.figures.cost == plain.a.figures.cost  # the same float, not just close
     assert shared.a.figures.as_json() == plain.a.figures.as_json()
+
+
+def test_a_branch_summary_names_the_leaf_it_left(make_session: MakeSession) -> None:
+    """pi 1.5's fromId is the leaf the user left; older pi wrote the entry it went back to,
+    and then the entry before the summary in the file is the one left."""
+    records = [
+        msg("u1", None, "user", "plan A or B?", 1),
+        msg("a1", "u1", "assistant", [{"type": "text", "text": "A"}], 2),
+        msg("u2", "a1", "user", "try A", 3),
+        msg("a2", "u2", "assistant", [{"type": "text", "text": "A failed"}], 4),
+        # a label written after the leaf: the entry before the summary is not the leaf left
+        {
+            "type": "label",
+            "id": "l1",
+            "parentId": "a2",
+            "timestamp": "2025-01-01T10:00:05.000Z",
+            "targetId": "a2",
+            "label": "dead end",
+        },
+        {
+            "type": "branch_summary",
+            "id": "s1",
+            "parentId": "a1",
+            "fromId": "a2",
+            "timestamp": "2025-01-01T10:00:06.000Z",
+            "summary": "A failed",
+        },
+        msg("u3", "s1", "user", "try B", 7),
+        # an older file: fromId is where it went back to
+        {
+            "type": "branch_summary",
+            "id": "s2",
+            "parentId": "a1",
+            "fromId": "a1",
+            "timestamp": "2025-01-01T10:00:08.000Z",
+            "summary": "B was left too",
+        },
+    ]
+    session = load_session(make_session(records))
+    assert branch_summaries(session) == {"s1": "a2", "s2": "u3"}

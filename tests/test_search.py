@@ -461,7 +461,7 @@ def test_cli_search_prints_path_line_id_snippet(tmp_path: Path) -> None:
     assert Path(path).is_file() and line.isdigit() and entry.strip()
     assert "negative total" in snippet.lower()
     none = CliRunner().invoke(cli, ["search", "zzqqxxnothing", str(SAMPLES)])
-    assert none.exit_code == 1 and none.output == ""
+    assert none.exit_code == 1 and none.stdout == "" and none.stderr == "piexport: no matches\n"
 
 
 @pytest.mark.parametrize("bad", ["", "-x", "after:never"])

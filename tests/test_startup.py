@@ -19,6 +19,8 @@ HEAVY = (
     "watchfiles",
     "platformdirs",
     "multiprocessing",
+    "genai_prices",  # cost estimates: pydantic, 0.2 s; loaded when a message needs one
+    "pydantic",
     "piexport.page.render",
     "piexport.page.highlight",
     "piexport.page.export",

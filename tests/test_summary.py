@@ -15,9 +15,11 @@ from markdown_it import MarkdownIt
 
 from piexport.cli import cli
 
-from .conftest import HEADER, MakeSession, msg, sample_files, ts
+from .conftest import DATA, HEADER, MakeSession, msg, sample_files, ts
 
-WELL_FORMED = [p for p in sample_files() if "0196f145" not in p.name]
+WELL_FORMED = [p for p in sample_files() if "0196f145" not in p.name] + sorted(
+    (DATA / "pi15").rglob("*.jsonl")
+)
 
 
 def independent_figures(entries: list[dict[str, Any]]) -> dict[str, Any]:
@@ -37,27 +39,48 @@ def independent_figures(entries: list[dict[str, Any]]) -> dict[str, Any]:
     models: list[str] = []
     read: set[str] = set()
     modified: set[str] = set()
+    by_kind: dict[str, dict[str, Any]] = {}
+
+    def add_usage(kind: str, u: dict[str, Any], model: str | None) -> None:
+        # pi 1.5's /session: the four counts, their sum as the total, and cost.total
+        nonlocal cost
+        if model and model not in models:
+            models.append(model)
+        four = ("input", "output", "cacheRead", "cacheWrite")
+        t = by_kind.setdefault(
+            kind, {"count": 0, "tokens": dict.fromkeys((*four, "total"), 0), "cost": 0.0}
+        )
+        t["count"] += 1
+        for k in (*four, "reasoning", "cacheWrite1h"):
+            tokens[k] += u.get(k, 0)
+        for k in four:
+            t["tokens"][k] += u.get(k, 0)
+        tokens["total"] += sum(u.get(k, 0) for k in four)
+        t["tokens"]["total"] += sum(u.get(k, 0) for k in four)
+        cost += (u.get("cost") or {}).get("total", 0)
+        t["cost"] += (u.get("cost") or {}).get("total", 0)
+
     for e in entries:
         if e["type"] == "compaction":
             compactions += 1
+        if e["type"] in ("compaction", "branch_summary") and e.get("usage"):
+            kind = {"compaction": "compaction", "branch_summary": "branch"}[e["type"]]
+            add_usage(f"{kind} summaries", e["usage"], None)
+        if e["type"] == "usage":
+            add_usage(e["kind"], e["usage"], f"{e['provider']}/{e['model']}")
         if e["type"] != "message":
             continue
         m = e["message"]
         messages[m["role"]] += 1
         if m["role"] == "toolResult" and m.get("isError") is True:
             tool_errors += 1
+        if m["role"] == "toolResult" and m.get("usage"):
+            add_usage("tool work", m["usage"], None)
         if m["role"] != "assistant":
             continue
         errors += m.get("stopReason") in ("error", "aborted")
-        name = f"{m['provider']}/{m['model']}"
-        if name not in models:
-            models.append(name)
-        u = m.get("usage") or {}
-        for k in ("input", "output", "cacheRead", "cacheWrite", "reasoning", "cacheWrite1h"):
-            tokens[k] += u.get(k, 0)
-        tokens["total"] += u.get("totalTokens", 0)
-        cost += (u.get("cost") or {}).get("total", 0)
-        for b in m["content"]:
+        add_usage("turns", m.get("usage") or {}, f"{m['provider']}/{m['model']}")
+        for b in m["content"] or []:
             if b["type"] == "toolCall":
                 tools[b["name"]] += 1
                 p = b["arguments"].get("path")
@@ -77,6 +100,8 @@ def independent_figures(entries: list[dict[str, Any]]) -> dict[str, Any]:
         "filesModified": sorted(modified),
         "errors": errors,
         "compactions": compactions,
+        "usageByKind": {k: {**t, "cost": round(t["cost"], 6)} for k, t in sorted(by_kind.items())},
+        "costEstimated": None,  # every sample message reported its cost: nothing to estimate
     }
 
 
@@ -119,6 +144,7 @@ def test_json_figures_match_an_independent_count(runner: CliRunner, path: Path) 
         "cwd",
         "started",
         "ended",
+        "headerTime",
         "durationSeconds",
         "parentSession",
     }

@@ -19,7 +19,7 @@ from piexport.report.files import files_json, shown_path
 from piexport.report.summary import summary_json
 from piexport.report.usage import format_table, load_sessions, usage_report
 
-from .conftest import HEADER, SAMPLES, msg, sample_files, tool_result
+from .conftest import DATA, HEADER, SAMPLES, msg, sample_files, tool_result
 
 
 def raw_records(path: Path) -> list[dict[str, Any]]:
@@ -57,14 +57,26 @@ def expected_by(paths: list[Path], key_of: Any) -> dict[str, dict[str, Any]]:
     )
     for path in paths:
         for r in raw_records(path):
-            if r.get("type") != "message" or not isinstance(r.get("message"), dict):
+            m = r.get("message") if r.get("type") == "message" else None
+            if r.get("type") == "message" and not isinstance(m, dict):
                 continue
-            m = r["message"]
+            u = usage_of(r)
+            if m is None and u is None:
+                continue
             key = key_of(path, r)
             if key is None:
                 continue
             row = rows[key]
             row["sessions"].add(path)
+            if u is not None:  # pi 1.5's /session: the four counts, their sum, cost.total
+                parts = [_n(u.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")]
+                for k, v in zip(("input", "output", "cacheRead", "cacheWrite"), parts, strict=True):
+                    row[k] += v
+                row["total"] += sum(parts)
+                if isinstance(u.get("cost"), dict):
+                    row["cost"] += _n(u["cost"].get("total"))
+            if m is None:
+                continue
             row["messages"] += 1
             if m.get("role") == "toolResult" and m.get("isError") is True:
                 row["toolErrors"] += 1
@@ -73,14 +85,24 @@ def expected_by(paths: list[Path], key_of: Any) -> dict[str, dict[str, Any]]:
             for b in m.get("content") if isinstance(m.get("content"), list) else []:
                 if isinstance(b, dict) and b.get("type") == "toolCall":
                     row["toolCalls"] += 1
-            u = m.get("usage") if isinstance(m.get("usage"), dict) else {}
-            parts = [_n(u.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")]
-            for k, v in zip(("input", "output", "cacheRead", "cacheWrite"), parts, strict=True):
-                row[k] += v
-            row["total"] += _n(u.get("totalTokens")) if "totalTokens" in u else sum(parts)
-            if isinstance(u.get("cost"), dict):
-                row["cost"] += _n(u["cost"].get("total"))
     return rows
+
+
+def usage_of(r: dict[str, Any]) -> dict[str, Any] | None:
+    """The usage object a record carries, where pi 1.5 counts one: an assistant message (even
+    without usage), a tool result's own, a compaction's, a branch summary's, a usage entry."""
+    if r.get("type") == "message":
+        m = r["message"]
+        if m.get("role") == "assistant":
+            return m.get("usage") if isinstance(m.get("usage"), dict) else {}
+        if m.get("role") == "toolResult" and isinstance(m.get("usage"), dict):
+            return m["usage"]
+        return None
+    if r.get("type") in ("compaction", "branch_summary", "usage") and isinstance(
+        r.get("usage"), dict
+    ):
+        return r["usage"]
+    return None
 
 
 def run_json(runner: CliRunner, *args: str) -> dict[str, Any]:
@@ -103,15 +125,46 @@ def check_rows(got: dict[str, Any], want: dict[str, dict[str, Any]]) -> None:
         assert (g["cost"] or 0) == pytest.approx(w["cost"], abs=1e-6), key
 
 
-def test_usage_by_day_matches_the_raw_files(runner: CliRunner) -> None:
-    got = run_json(runner, str(SAMPLES), "--by", "day")
+PI15 = DATA / "pi15"
+
+
+@pytest.mark.parametrize("root", [SAMPLES, PI15], ids=["samples", "pi15"])
+def test_usage_by_day_matches_the_raw_files(runner: CliRunner, root: Path) -> None:
+    files = sorted(root.rglob("*.jsonl"))
+    got = run_json(runner, str(root), "--by", "day")
     assert got["by"] == "day"
-    want = expected_by(sample_files(), lambda p, r: r["timestamp"][:10])
+    want = expected_by(files, lambda p, r: r["timestamp"][:10])
     check_rows(got, want)
     assert [r["key"] for r in got["rows"]] == sorted(want)
     assert got["total"]["tokens"]["input"] == sum(w["input"] for w in want.values())
     assert got["total"]["cost"] == pytest.approx(sum(w["cost"] for w in want.values()))
-    assert got["total"]["sessions"] == len(sample_files())
+    assert got["total"]["sessions"] == len(files)
+
+
+def test_usage_by_kind_sets_cache_warming_and_summaries_apart(runner: CliRunner) -> None:
+    files = sorted(PI15.rglob("*.jsonl"))
+
+    def kind(p: Path, r: dict[str, Any]) -> str | None:
+        if r["type"] in ("compaction", "branch_summary"):
+            return {"compaction": "compaction", "branch_summary": "branch"}[r["type"]] + (
+                " summaries"
+            )
+        if r["type"] == "usage":
+            return r["kind"]
+        role = r["message"]["role"]
+        if role == "toolResult" and usage_of(r) is not None:
+            return "tool work"
+        return "turns" if role == "assistant" else None
+
+    got = run_json(runner, str(PI15), "--by", "kind")
+    want = expected_by(files, kind)
+    assert {"turns", "cache_warm", "compaction summaries", "branch summaries", "tool work"} <= (
+        set(want)
+    )
+    check_rows(got, want)  # (a failed result without usage of its own is in no row)
+    total = got["total"]
+    assert sum(r["cost"] for r in got["rows"]) == pytest.approx(total["cost"], abs=1e-6)
+    assert sum(r["tokens"]["total"] for r in got["rows"]) == total["tokens"]["total"]
 
 
 def test_usage_by_month_week_and_project_match_the_raw_files(runner: CliRunner) -> None:
@@ -130,6 +183,8 @@ def test_usage_by_month_week_and_project_match_the_raw_files(runner: CliRunner) 
 
 
 def test_usage_by_model_matches_the_raw_files(runner: CliRunner) -> None:
+    """Assistant messages (tokens, cost, tool calls) under their own model, as the files say."""
+
     def model(p: Path, r: dict[str, Any]) -> str | None:
         m = r["message"]
         if m.get("role") != "assistant":
@@ -137,9 +192,80 @@ def test_usage_by_model_matches_the_raw_files(runner: CliRunner) -> None:
         return f"{m['provider']}/{m['model']}" if m.get("provider") else m.get("model")
 
     want = expected_by(sample_files(), model)
-    for w in want.values():
-        w["toolErrors"] = 0  # results are not assistant messages: they have no model
-    check_rows(run_json(runner, str(SAMPLES), "--by", "model"), want)
+    got = {r["key"]: r for r in run_json(runner, str(SAMPLES), "--by", "model")["rows"]}
+    for key, w in want.items():
+        assert got[key]["toolCalls"] == w["toolCalls"], key
+        for k in ("input", "output", "cacheRead", "cacheWrite", "total"):
+            assert got[key]["tokens"][k] == w[k], (key, k)
+        assert (got[key]["cost"] or 0) == pytest.approx(w["cost"], abs=1e-6), key
+
+
+@pytest.mark.parametrize("by", ["model", "session", "project", "day"])
+def test_usage_rows_add_up_to_the_total(runner: CliRunner, by: str) -> None:
+    got = run_json(runner, str(SAMPLES), "--by", by)
+    total = got["total"]
+    for k in ("messages", "toolCalls", "toolErrors"):
+        assert sum(r[k] for r in got["rows"]) == total[k], k
+    for k in ("input", "output", "cacheRead", "cacheWrite", "total"):
+        assert sum(r["tokens"][k] for r in got["rows"]) == total["tokens"][k], k
+    assert sum(r["cost"] or 0 for r in got["rows"]) == pytest.approx(total["cost"])
+    assert total["toolErrors"] > 0  # the samples have failed tool calls: they must show in rows
+
+
+def test_usage_by_model_puts_each_message_under_the_model_working_at_it(
+    make_session: Any, runner: CliRunner, tmp_path: Path
+) -> None:
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "x"}}
+    failed = msg("r1", "a1", "toolResult", [{"type": "text", "text": "no"}], 3, toolCallId="c1")
+    failed["message"]["isError"] = True
+    make_session(
+        [
+            msg("u1", None, "user", "first", 1),  # before any model: the one that answered
+            msg("a1", "u1", "assistant", [call], 2, provider="p", model="one"),
+            failed,  # the caller's
+            {
+                "type": "model_change",
+                "id": "m1",
+                "parentId": "r1",
+                "timestamp": "2025-01-01T10:00:04.000Z",
+                "provider": "p",
+                "modelId": "two",
+            },
+            msg("u2", "m1", "user", "second", 5),  # after the change
+            msg(
+                "a2",
+                "u2",
+                "assistant",
+                [{"type": "text", "text": "ok"}],
+                6,
+                provider="p",
+                model="two",
+            ),
+        ]
+    )
+    rows = {r["key"]: r for r in run_json(runner, str(tmp_path), "--by", "model")["rows"]}
+    assert {k: (r["messages"], r["toolErrors"]) for k, r in rows.items()} == {
+        "p/one": (3, 1),
+        "p/two": (2, 0),
+    }
+
+
+def test_usage_by_session_names_each_session(
+    make_session: Any, runner: CliRunner, tmp_path: Path
+) -> None:
+    make_session([msg("u1", None, "user", "# Fix the parser", 1)], name="a.jsonl")
+    got = run_json(runner, str(tmp_path), "--by", "session")
+    [row] = got["rows"]
+    assert row["key"].endswith("a.jsonl") and row["title"] == "Fix the parser"
+    assert row["started"] == "2025-01-01T10:00:01.000Z"
+    table = runner.invoke(cli, ["usage", str(tmp_path), "--by", "session"]).stdout
+    assert "2025-01-01 10:00 Fix the parser" in table
+
+
+def test_usage_by_tool_has_no_empty_columns(runner: CliRunner) -> None:
+    table = runner.invoke(cli, ["usage", str(SAMPLES), "--by", "tool"]).stdout
+    head = table.splitlines()[0].split()
+    assert head == ["Tool", "Sess", "Calls", "Errs", "Rate"]
 
 
 def test_usage_by_tool_counts_calls_and_errors(runner: CliRunner) -> None:
@@ -243,13 +369,15 @@ def test_no_cost_is_a_dash_never_zero(make_session: Any, runner: CliRunner, tmp_
     got = run_json(runner, str(tmp_path))
     assert got["rows"][0]["cost"] is None and got["total"]["cost"] is None
     table = runner.invoke(cli, ["usage", str(tmp_path)]).stdout
-    assert "$0" not in table and table.splitlines()[-1].rstrip().endswith("—")
+    total = next(ln for ln in table.splitlines() if ln.startswith("Total"))
+    assert "$0" not in table and total.rstrip().endswith("—")
     rows = list(
         csv.reader(
             io.StringIO(runner.invoke(cli, ["usage", str(tmp_path), "--format", "csv"]).stdout)
         )
     )
-    assert rows[0][-1] == "cost" and rows[1][-1] == "" and rows[-1][0] == "total"
+    assert rows[0][-2:] == ["cost", "costEstimated"] and rows[1][-2:] == ["", ""]
+    assert rows[-1][0] == "total"
 
 
 def test_table_fits_80_columns_with_a_totals_row(make_session: Any, tmp_path: Path) -> None:
@@ -270,6 +398,9 @@ def test_table_fits_80_columns_with_a_totals_row(make_session: Any, tmp_path: Pa
     assert lines[0].startswith("Project") and lines[-1].startswith("Total")
     assert "\x1b" not in table and "\u202e" not in table
     assert "$1234.50" in lines[-1]
+    from piexport.report.usage import format_notes
+
+    assert all(len(line) <= 80 for line in format_notes("project").splitlines())
     from piexport.report.usage import format_csv
 
     text = format_csv(report)
@@ -319,7 +450,7 @@ def test_files_on_every_branch_current_first(make_session: Any, runner: CliRunne
     out = runner.invoke(cli, ["files", str(path), "--format", "json"])
     assert out.exit_code == 0 and orjson.loads(out.stdout) == data
     text = runner.invoke(cli, ["files", str(path)]).stdout
-    assert text.splitlines()[0].startswith("a.py") and "entry a2 · current branch" in text
+    assert text.splitlines()[1].strip().startswith("a.py") and "entry a2 · current branch" in text
 
 
 @pytest.mark.parametrize(

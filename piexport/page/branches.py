@@ -18,6 +18,7 @@ from markupsafe import Markup
 from ..read.jsonutil import dumps
 from ..report.branches import Branch, figures_line, list_branches
 from ..report.compare import Cache, Comparison, Side, compare
+from ..report.files import shown_path
 from .textsafe import plain_controls
 from .view import SessionView
 
@@ -87,7 +88,10 @@ def _side(v: SessionView, side: Side, line: str, pool: _Pool) -> dict[str, Any]:
         "figures": _figures(side.figures),
         "line": line,
         "stop": _t(side.stop) if side.stop else None,
-        "files": [_t(p) for p in sorted(side.figures.files_modified)],
+        "files": [
+            _t(p)
+            for p in sorted({shown_path(p, v.session.cwd) for p in side.figures.files_modified})
+        ],
         "turns": [
             pool.add(
                 [

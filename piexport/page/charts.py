@@ -401,7 +401,8 @@ def _time_charts(days: dict[date, list[tuple[str, str, int, float | None, int]]]
         chart = Chart(
             kind,
             f"{'Cost' if kind == 'cost' else 'Tokens'} per {per}, by model",
-            note="Every assistant message on every branch, on the day (UTC) of its entry.",
+            note="Every assistant message on every branch, on the day (UTC) of its entry; cost as "
+            "the providers reported it (estimates for messages that reported none are not drawn).",
             width=len(starts) * SLOT,
             y_label=f"${top:g}" if kind == "cost" else axis(tokens(top)),
             x_start=labels[0],
@@ -523,7 +524,7 @@ def project_chart(projects: Sequence[JSON]) -> Chart | None:
         v = (cost or 0) if by_cost else tok
         chart.hbars.append(
             HBar(
-                str(p["cwd"]),
+                str(p.get("label") or p["cwd"]),
                 v / top * 100,
                 money(cost) if by_cost else tokens(tok),
                 f"{p['cwd']}: {money(cost)}, {tokens(tok)} tokens, {len(p['sessions'])} sessions",
@@ -533,7 +534,7 @@ def project_chart(projects: Sequence[JSON]) -> Chart | None:
     for p, cost, tok in rows:
         chart.rows.append(
             [
-                (str(p["cwd"]), f"{p['key']}/index.html"),
+                (str(p.get("label") or p["cwd"]), f"{p['key']}/index.html"),
                 str(len(p["sessions"])),
                 tokens(tok),
                 money(cost),

@@ -4,24 +4,27 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..deadline import DeadlineExceeded, held, limit, outer_expired
+from ..errors import PiexportError
 from ..output import write_atomic
 from ..read.loader import load_session
 from ..read.model import Diagnostic, Session
 from ..read.selection import Selection, apply_selection, sharing_notice
+from ..report.subagents import session_outcome
 from ..share.redact import RedactionError, Redactor, gate, redact_session
 from .parallel import default_workers
-from .render import RenderOptions, render_plain_parts, render_session_parts
-from .view import build_view
+from .render import RenderOptions, SiteNav, render_plain_parts, render_session_parts
+from .view import ChildRef, Origin, Subagent, build_view
 
 __all__ = [
     "ExportResult",
     "RenderOptions",
+    "SiteNav",
     "check_output",
     "export_session",
     "page_seconds",
@@ -44,6 +47,10 @@ class ExportResult:
     """The session as shown: selected and redacted when asked."""
     redacted: dict[str, int] = field(default_factory=dict)
     """Secrets replaced on this page, per rule (empty without a redactor)."""
+    subagents: int = 0
+    """Subagent sessions the page lists."""
+    cost_with_subagents: float | None = None
+    """The session's cost and its subagents' (None when none reported one)."""
 
 
 def share_session(
@@ -82,11 +89,14 @@ def export_session(
     *,
     parent_href: str | None = None,
     forks: list[tuple[str, str]] | None = None,
+    origin: Origin | None = None,
+    children: Sequence[ChildRef] = (),
     name: str | None = None,
     redactor: Redactor | None = None,
     selection: Selection | None = None,
     seconds: float | None = None,
     pending_tail: bool = False,
+    nav: SiteNav | None = None,
 ) -> ExportResult:
     """Load, shape and render one session file, then write its page atomically.
 
@@ -100,7 +110,10 @@ def export_session(
     size) is written as a plain-text page instead, with a diagnostic saying so.
 
     ``pending_tail``: the file is being written; an unterminated last line waits (see
-    ``load_session``).
+    ``load_session``). ``nav``: where the page sits in a site (``SiteNav``).
+
+    ``origin`` says how the session came from its parent; ``children`` are the sessions
+    started from it (``read.lineage``): its subagents are read for their task, end and cost.
     """
     loaded = load_session(source, name=name, pending_tail=pending_tail)
     session, redacted = share_session(loaded, redactor, selection)
@@ -108,10 +121,21 @@ def export_session(
     options = options or RenderOptions()
     if seconds is None:
         seconds = page_seconds(_size(source))
+    lineage: dict[str, Any] = {}
     try:
         with limit(seconds):
-            view = build_view(session, parent_href=parent_href, forks=forks)
-            parts = render_session_parts(view, options, sharing=notice)
+            view = build_view(
+                session,
+                parent_href=parent_href,
+                forks=forks,
+                origin=origin,
+                subagents=subagents(children, redactor),
+            )
+            lineage = {
+                "subagents": len(view.subagents),
+                "cost_with_subagents": view.cost_with_subagents,
+            }
+            parts = render_session_parts(view, options, sharing=notice, nav=nav)
             try:
                 _write(out, parts, redactor, options, session)
             finally:  # its worker processes end now, never when the collector gets to them
@@ -125,9 +149,40 @@ def export_session(
         took = f"the page took longer than {seconds:g} s to make"
         session.diagnostics.append(Diagnostic(session.path, 0, f"{took}: written as plain text"))
         reason = f"{took[0].upper()}{took[1:]}, so it is shown as plain text."
-        plain = render_plain_parts(session, session.title or "Untitled session", reason)
+        plain = render_plain_parts(session, session.title or "Untitled session", reason, nav)
         _write(out, plain, redactor, options, session)
-    return ExportResult(out, session, redacted)
+        lineage = {}
+    return ExportResult(out, session, redacted, **lineage)
+
+
+MAX_DEPTH = 20
+"""Subagents of subagents counted in a "with subagents" total, at most this deep."""
+
+
+def subagents(
+    children: Sequence[ChildRef], redactor: Redactor | None = None, depth: int = 0
+) -> list[Subagent]:
+    """The subagent sessions among ``children``, each read for its task, end and cost (with
+    its own subagents'); redacted like the page that lists them."""
+    out: list[Subagent] = []
+    for ref in children:
+        if ref.relation != "subagent":
+            continue
+        try:
+            child = load_session(ref.path)
+        except PiexportError:
+            out.append(Subagent(ref, None, None))
+            continue
+        if redactor is not None:  # its words reach this page: redacted, not counted on it
+            counted = Counter(redactor.counts)
+            child = redact_session(child, redactor)
+            redactor.counts.clear()
+            redactor.counts.update(counted)
+        outcome = session_outcome(child)
+        deeper = subagents(ref.children, redactor, depth + 1) if depth < MAX_DEPTH else []
+        costs = [c for c in (outcome.cost, *(d.total_cost for d in deeper)) if c is not None]
+        out.append(Subagent(ref, outcome, sum(costs) if costs else None))
+    return out
 
 
 def _size(source: Path | IO[bytes]) -> int:

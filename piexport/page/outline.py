@@ -15,6 +15,7 @@ from typing import Any
 
 from ..read.jsonutil import dumps, finite_number
 from ..read.model import Entry, Session, content_text
+from ..read.system import describe_update, leading_system_ids
 from ..read.tree import flatten
 from ..share.cut import PLAIN, Derive, shorten
 from .textsafe import plain_controls
@@ -160,13 +161,17 @@ def pair_tool_results(session: Session) -> dict[tuple[str, str], Entry]:
     return pairs
 
 
-def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]], derive: Derive) -> str:
+def entry_summary(
+    entry: Entry, calls: Mapping[str, tuple[Any, Any]], derive: Derive, leading: bool = False
+) -> str:
     """A short description of one entry (role and first words, ``[bash: cmd]``…), made with
-    the session's ``derive``: joined, cut and then redacted as the one line it is."""
-    return derive(_summary(entry, calls))
+    the session's ``derive``: joined, cut and then redacted as the one line it is.
+    ``leading``: a system message that starts the prompt on its branch
+    (``system.leading_system_ids``)."""
+    return derive(_summary(entry, calls, leading))
 
 
-def _summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
+def _summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]], leading: bool = False) -> str:
     raw = entry.raw
     t = entry.type
     if t == "message":
@@ -174,6 +179,11 @@ def _summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
         if msg is None:
             return "[message without a message]"
         role = msg.get("role")
+        if role == "system":
+            if leading:
+                return "[system prompt]"
+            changes = ", ".join(describe_update(msg))
+            return f"[system update: {_one_line(changes, 80)}]" if changes else "[system update]"
         if role == "user":
             return "user: " + _one_line(content_text(msg.get("content")))
         if role == "assistant":
@@ -224,18 +234,33 @@ def _summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]]) -> str:
         return f"[label: {label if label else '(cleared)'}]"
     if t == "session_info":
         return f"[title: {raw.get('name') or 'empty'}]"
+    if t == "context_edit":
+        what = "omit" if raw.get("replacement") is None else "replace"
+        return f"[context {what}: {raw.get('targetId')}]"
+    if t == "usage":
+        return f"[usage: {raw.get('kind')}]"
     return f"[{t or 'entry without type'}]"
 
 
-def render_tree_text(session: Session) -> str:
-    """The whole tree, one line per entry: prefix, ``•`` on the current path, labels."""
+def render_tree_text(session: Session, *, ids: bool = False, width: int | None = None) -> str:
+    """The whole tree, one line per entry: prefix, ``•`` on the current path, labels; with
+    ``ids``, each entry's id first (what ``compare`` and ``--leaf`` take); with ``width``,
+    each line cut to that many characters (a terminal's), with "…"."""
     calls = tool_calls_by_id(session)
+    leading = leading_system_ids(session)
+    rows = list(flatten(session.tree))
+    pad = max((len(terminal_safe(r.id)) for r in rows), default=0) if ids else 0
     lines = []
-    for row in flatten(session.tree):
+    for row in rows:
         entry = session.by_id[row.id]
         marker = "• " if row.on_path else ""
         label = f"[{session.labels[row.id]}] " if row.id in session.labels else ""
         leaf = "  ← leaf" if row.id == session.tree.leaf_id else ""
-        text = session.derive(terminal_safe(f"{label}{_summary(entry, calls)}"))
-        lines.append(f"{row.prefix()}{marker}{text}{leaf}")
+        text = terminal_safe(f"{label}{_summary(entry, calls, row.id in leading)}")
+        head = f"{terminal_safe(row.id):<{pad}}  " if ids else ""
+        line = f"{head}{row.prefix()}{marker}{text}{leaf}"
+        if width is not None and len(line) > width:  # a cut: never inside a token
+            line = shorten(line, max(2, width))
+        # the whole row, as the terminal shows it, read as one line
+        lines.append(session.derive(line))
     return "\n".join(lines) + ("\n" if lines else "")

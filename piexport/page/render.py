@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
@@ -22,10 +23,13 @@ from markupsafe import Markup
 from .. import __version__
 from ..read.jsonutil import dumps, finite_number
 from ..read.model import JSON, Entry, Session, content_text
+from ..read.system import current_system, describe_update
 from ..read.tree import timestamp_ms
 from ..report.branches import duration, figures_line
 from ..report.files import files_touched
-from ..share.cut import whole_cut
+from ..report.prices import estimate_message
+from ..report.summary import session_span
+from ..share.cut import PLAIN, Derive, whole_cut
 from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
 from .branches import branch_panel
@@ -51,6 +55,7 @@ from .view import (
     dom_id,
     dom_ids,
     grep_groups,
+    header_fields,
     other_fields,
     split_exit,
     split_notice,
@@ -84,17 +89,35 @@ def _ansi(text: Any) -> Markup:
     return Markup(ansi_to_html(text if isinstance(text, str) else str(text)))
 
 
+page_derive: ContextVar[Derive] = ContextVar("page_derive", default=PLAIN)
+"""The derive of the session whose page is being made (``share.cut.Derive``): whatever a
+template prints as text passes it, so text a template cuts, joins or puts together from
+session text is redacted as shown when the session was. Set by each page's render."""
+
+
 def _plain(text: Any) -> Markup:
-    return Markup(reveal_controls(escape_text(text if isinstance(text, str) else str(text))))
+    shown = page_derive.get()(text if isinstance(text, str) else str(text))
+    return Markup(reveal_controls(escape_text(shown)))
 
 
 def _finalize(value: Any) -> Any:
     """Every ``{{ … }}`` ends here: a string that reached a template without one of our
-    filters (the ``<title>``, an index cell, an attribute) still shows its bidi controls and
-    invisible characters, as plain marks. Our filters' Markup is final already."""
+    filters (the ``<title>``, an index cell, an attribute) is made with the page's derive
+    and still shows its bidi controls and invisible characters, as plain marks. Our
+    filters' Markup is final already."""
     if isinstance(value, str) and not isinstance(value, Markup):
-        return plain_controls(value)
+        return plain_controls(page_derive.get()(value))
     return value
+
+
+def _truncate(
+    text: Any, length: int = 255, killwords: bool = False, end: str = "...", leeway: int = 5
+) -> str:
+    """Jinja's ``truncate``, never inside a redaction token, made with the page's derive."""
+    s = text if isinstance(text, str) else str(text)
+    if killwords:
+        return page_derive.get().cut(s, length, end) if len(s) > length + leeway else s
+    return page_derive.get().words(s, length, end, leeway)
 
 
 def _json(value: Any) -> str:
@@ -108,6 +131,21 @@ def _when(value: Any) -> str:
     return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def _day_time(value: Any) -> str:
+    """``2025-03-03 08:41`` (UTC): when, in an index cell."""
+    ms = timestamp_ms(value)
+    if ms is None:
+        return "—"
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+
+def _day(value: Any) -> str:
+    ms = timestamp_ms(value)
+    if ms is None:
+        return "—"
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d")
+
+
 def _as_written(value: Any) -> str:
     """A number no figure can use (``1e999``, ``NaN``, past 64 bits) as the file wrote it;
     anything that is not a number as a dash."""
@@ -119,6 +157,18 @@ def _as_written(value: Any) -> str:
 def _duration(seconds: Any) -> str:
     n = finite_number(seconds)
     return _as_written(seconds) if n is None else duration(n)
+
+
+def _ms(value: Any) -> str:
+    """A duration in milliseconds, as a reader says it: ``240 ms``, ``1.8 s``, ``2m 05s``."""
+    n = finite_number(value)
+    if n is None or n < 0:
+        return _as_written(value)
+    if n < 1000:
+        return f"{int(n)} ms"
+    if n < 60_000:
+        return f"{n / 1000:.1f} s"
+    return duration(n / 1000)
 
 
 def _tokens(value: Any) -> str:
@@ -143,6 +193,21 @@ def _cost(value: Any) -> str:
     return f"${v:.4f}" if v < 1 else f"${v:.2f}"
 
 
+def cost_est(cost: Any, estimated: Any = None) -> Markup:
+    """A reported cost and, beside it and marked, the estimate for messages that reported
+    none (``report.prices``): ``$0.50 + ~$0.0054 est.``, ``~$0.0054 est.`` or ``—``."""
+    shown = _cost(cost)
+    est = finite_number(estimated)
+    if est is None or est <= 0:
+        return Markup(escape_text(shown))
+    mark = (
+        '<span class="est" title="Estimated from a price table (genai-prices) for the '
+        'messages whose provider reported no cost; not included in the reported cost">'
+        f"{'+ ' if shown != '—' else ''}~{escape_text(_cost(est))} est.</span>"
+    )
+    return Markup((escape_text(shown) + " " if shown != "—" else "") + mark)
+
+
 def _lines(text: str) -> int:
     return text.count("\n") + 1 if text else 0
 
@@ -159,10 +224,14 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "markdown": _md,
     "ansi": _ansi,
     "plain": _plain,
+    "truncate": _truncate,
     "json": _json,
     "when": _when,
+    "day_time": _day_time,
+    "day": _day,
     "duration": _duration,
     "tokens": _tokens,
+    "ms": _ms,
     "cost": _cost,
     "lines": _lines,
     "head": _head,
@@ -196,6 +265,20 @@ class RenderOptions:
     per core; a site, which renders pages side by side, uses 1). The page is the same."""
 
 
+@dataclass(frozen=True, slots=True)
+class SiteNav:
+    """Where a page of a site sits (issue 28): the trail from the archive to it, the archive's
+    search page, and for a session page the sessions before and after it in its project.
+    Part of what a page is rendered from (the site re-renders a page when it changes)."""
+
+    trail: tuple[tuple[str, str | None, str | None], ...]
+    """(label, href or None for this page, text on hover)."""
+    search_href: str | None = None
+    prev: tuple[str, str] | None = None
+    """(when it started, href) of the session before this one in the project."""
+    next: tuple[str, str] | None = None
+
+
 def sibling_href(path: str) -> str:
     """``./<stem>.html`` for a session file path from content: the base name only, quoted, so
     no scheme, folder or query can come through."""
@@ -226,8 +309,18 @@ def make_env() -> jinja2.Environment:
         grep_list=grep_list,
         path_list=path_list,
         usage_line=usage_line,
+        usage_brief=usage_brief,
+        has_usage=has_usage,
+        usage_kind=usage_kind,
+        usage_kind_name=usage_kind_name,
+        header_fields=header_fields,
+        replacement_preview=replacement_preview,
+        system_of=current_system,
+        describe_update=describe_update,
+        own_removed_sections=removed_sections,
         figures_line=figures_line,
         other_fields=other_fields,
+        cost_est=cost_est,
         version=__version__,
     )
     return env
@@ -240,7 +333,9 @@ def _assets() -> tuple[str, str]:
     return css, js
 
 
-def _page_parts(template: str, live: bool = False, **variables: Any) -> Iterator[str]:
+def _page_parts(
+    template: str, live: bool = False, nav: SiteNav | None = None, **variables: Any
+) -> Iterator[str]:
     css, js = _assets()
     # One Trusted Types policy, "piexport", exists: the script uses it only to build the
     # inert parts of a big transcript from the page's own <noscript> source (and, on a
@@ -255,11 +350,13 @@ def _page_parts(template: str, live: bool = False, **variables: Any) -> Iterator
     return (
         make_env()
         .get_template(template)
-        .generate(csp=csp, live=live, css=Markup(css), js=Markup(js), **variables)
+        .generate(csp=csp, live=live, nav=nav, css=Markup(css), js=Markup(js), **variables)
     )
 
 
 def _page(template: str, **variables: Any) -> str:
+    """A page of the site (an index, search): its text was made by the site's build."""
+    page_derive.set(PLAIN)
     return "".join(_page_parts(template, **variables))
 
 
@@ -355,35 +452,99 @@ def path_list(items: Sequence[str], dirs: bool, preview: bool) -> Markup:
     return Markup(f'<ul class="paths{" columns" if dirs else ""}">{rows}</ul>\n')
 
 
-_ENDED_OK = (None, "stop", "toolUse", "error", "aborted", "length")
+_ENDED_OK = (None, "stop", "toolUse", "error", "aborted", "length", "deferred")
+
+
+def has_usage(u: Any) -> bool:
+    """A usage object that counted something (tokens or a cost)."""
+    if not isinstance(u, dict):
+        return False
+    cost = u.get("cost")
+    counts = [u.get(k) for k in ("input", "output", "cacheRead", "cacheWrite")]
+    counts.append(cost.get("total") if isinstance(cost, dict) else None)
+    return any(finite_number(n) for n in counts)
+
+
+def usage_brief(u: Any, estimated: float | None = None) -> Markup:
+    """`` · in 1.2k · out 180 · cache read 50.0k · $0.0150``: one usage object's figures;
+    ``estimated``: the estimate of a message that reported no cost, marked, in its place."""
+    if not isinstance(u, dict) or not u:
+        return Markup("")
+    out = [f" · in {_tokens(u.get('input'))} · out {_tokens(u.get('output'))}"]
+    if u.get("cacheRead"):
+        out.append(f" · cache read {_tokens(u.get('cacheRead'))}")
+    if u.get("cacheWrite"):
+        out.append(f" · cache write {_tokens(u.get('cacheWrite'))}")
+    if u.get("cacheWrite1h"):
+        out.append(f" · cache write 1h {_tokens(u.get('cacheWrite1h'))}")
+    if u.get("reasoning"):
+        out.append(f" · reasoning {_tokens(u.get('reasoning'))}")
+    cost = u.get("cost")
+    if estimated is not None:
+        out.append(f" · {cost_est(None, estimated)}")
+    elif isinstance(cost, dict):
+        out.append(f" · {_cost(cost.get('total'))}")
+    return Markup("".join(out))
 
 
 def usage_line(msg: JSON) -> Markup:
-    """The model, tokens and cost under an assistant message."""
-    u = msg.get("usage")
-    u = u if isinstance(u, dict) else {}
-    out = [
-        f'<div class="usage">{_plain(_jinja_str(msg.get("provider") or ""))}/'
-        f"{_plain(_jinja_str(msg.get('model') or '?'))}"
-    ]
-    if u:
-        out.append(f" · in {_tokens(u.get('input'))} · out {_tokens(u.get('output'))}")
-        if u.get("cacheRead"):
-            out.append(f" · cache read {_tokens(u.get('cacheRead'))}")
-        if u.get("cacheWrite"):
-            out.append(f" · cache write {_tokens(u.get('cacheWrite'))}")
-        if u.get("cacheWrite1h"):
-            out.append(f" · cache write 1h {_tokens(u.get('cacheWrite1h'))}")
-        if u.get("reasoning"):
-            out.append(f" · reasoning {_tokens(u.get('reasoning'))}")
-        cost = u.get("cost")
-        if isinstance(cost, dict):
-            out.append(f" · {_cost(cost.get('total'))}")
+    """The model (and the one that answered, when a router chose another), the thinking level
+    asked for, tokens, cost and time under an assistant message."""
+    model = _jinja_str(msg.get("model") or "?")
+    out = [f'<div class="usage">{_plain(_jinja_str(msg.get("provider") or ""))}/{_plain(model)}']
+    answered = msg.get("responseModel")
+    if isinstance(answered, str) and answered and answered != model:
+        out.append(
+            f' <span title="The model the provider reports answering">→ {_plain(answered)}</span>'
+        )
+    level = msg.get("thinkingLevel")
+    if isinstance(level, str) and level:
+        out.append(f" · thinking {_plain(level)}")
+    effort = msg.get("providerThinkingLevel")
+    if isinstance(effort, str) and effort and effort != level:
+        out.append(f" (provider effort {_plain(effort)})")
+    out.append(usage_brief(msg.get("usage"), estimate_message(msg)))
+    if isinstance(msg.get("durationMs"), int | float) and not isinstance(
+        msg.get("durationMs"), bool
+    ):
+        out.append(f" · took {_ms(msg.get('durationMs'))}")
     stop = msg.get("stopReason")
     if stop not in _ENDED_OK:
         out.append(f" · stop: {_plain(_jinja_str(stop))}")
     out.append("</div>")
     return Markup("".join(out))
+
+
+USAGE_KIND_NAMES = {"cache_warm": "cache warming"}
+
+
+def usage_kind_name(kind: str) -> str:
+    """A kind of usage in words (``stats.Figures.by_kind`` keys, usage entry kinds)."""
+    return USAGE_KIND_NAMES.get(kind, kind)
+
+
+def usage_kind(kind: Any) -> Markup:
+    """A usage entry's line head: what it paid for, in words where there are some."""
+    if isinstance(kind, str) and kind in USAGE_KIND_NAMES:
+        return Markup(USAGE_KIND_NAMES[kind].capitalize())
+    return Markup("Usage: ") + _plain(_jinja_str(kind))
+
+
+def replacement_preview(edit: Entry) -> str:
+    """The text a context edit puts in place of its target, on one line, cut short (made
+    with the page's derive)."""
+    rep = edit.raw.get("replacement")
+    derive = page_derive.get()
+    text = content_text(rep.get("content"), " ", derive) if isinstance(rep, dict) else ""
+    return derive.line(text, 200) or "(no text)"
+
+
+def removed_sections(msg: Any) -> list[str]:
+    """The names of the prompt sections a system message removes (``null``)."""
+    sections = msg.get("sections") if isinstance(msg, dict) else None
+    if not isinstance(sections, dict):
+        return []
+    return [str(name) for name, value in sections.items() if value is None]
 
 
 def _jinja_str(value: Any) -> str:
@@ -406,12 +567,13 @@ def render_session(
     options: RenderOptions | None = None,
     *,
     sharing: Sequence[str] = (),
+    nav: SiteNav | None = None,
 ) -> str:
     """The whole session page as a string; no I/O, same input → same bytes.
 
     ``sharing`` lists what was left out or redacted (``selection.sharing_notice``); the page
-    says so under its title."""
-    return "".join(render_session_parts(session, options, sharing=sharing))
+    says so under its title. ``nav``: where the page sits in a site (none on its own)."""
+    return "".join(render_session_parts(session, options, sharing=sharing, nav=nav))
 
 
 def _groups(events: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -436,6 +598,7 @@ def render_session_parts(
     options: RenderOptions | None = None,
     *,
     sharing: Sequence[str] = (),
+    nav: SiteNav | None = None,
 ) -> Iterator[str]:
     """The session page in parts, for writing as it is made (see ``render_session``)."""
     options = options or RenderOptions()
@@ -552,9 +715,11 @@ def render_session_parts(
     session_extras = {  # issue 16: the context chart and the Files panel
         "context_chart": context_chart(view),
         "files": files_touched(view.session),
+        "span": session_span(view.session, view.file_figures),  # issue 28
     }
 
     page_budget.set(budget)  # code fences in markdown count against the page too
+    page_derive.set(view.session.derive)  # what templates print from session text
     part = make_env().get_template("transcript.html.j2")
 
     def render_group(group: Sequence[Any]) -> str:
@@ -585,6 +750,7 @@ def render_session_parts(
             yield from _page_parts(
                 "session.html.j2",
                 live=options.live,
+                nav=nav,
                 chunks=chunks(),
                 nav_lazy=len(view.outline) > options.nav_rows,
                 sharing=list(sharing),
@@ -629,9 +795,12 @@ class PlainEntry:
     id: str
 
 
-def render_plain_parts(session: Session, title: str, reason: str) -> Iterator[str]:
+def render_plain_parts(
+    session: Session, title: str, reason: str, nav: SiteNav | None = None
+) -> Iterator[str]:
     """The page written when the full one could not be made in time: every entry as the
     JSON it was written as, escaped, with no markdown or colour (linear in the file)."""
+    page_derive.set(session.derive)
 
     def entries() -> Iterator[tuple[PlainEntry, str]]:
         doms = dom_ids(session)
@@ -641,12 +810,15 @@ def render_plain_parts(session: Session, title: str, reason: str) -> Iterator[st
             try:
                 text = dumps(e.raw)
             except (TypeError, ValueError, RecursionError):
-                text = repr(e.raw)[:MAX_BLOCK_CHARS]
-            if len(text) > MAX_BLOCK_CHARS:
-                text = text[:MAX_BLOCK_CHARS] + f"\n[{len(text) - MAX_BLOCK_CHARS} more characters]"
+                text = session.derive.block(repr(e.raw), MAX_BLOCK_CHARS)
+            if len(text) > MAX_BLOCK_CHARS:  # a cut: a new end, read again
+                more = f"\n[{len(text) - MAX_BLOCK_CHARS} more characters]"
+                text = session.derive.block(text, MAX_BLOCK_CHARS) + more
             yield PlainEntry(doms[e.id], e.line, e.type, str(role) if role else None, e.id), text
 
-    return _page_parts("plain.html.j2", s=session, title=title, reason=reason, entries=entries())
+    return _page_parts(
+        "plain.html.j2", nav=nav, s=session, title=title, reason=reason, entries=entries()
+    )
 
 
 def _chunk(parts: list[str], lazy: bool, after: int) -> Chunk:
@@ -655,12 +827,12 @@ def _chunk(parts: list[str], lazy: bool, after: int) -> Chunk:
     return Chunk(Markup(html), lazy and not _NOSCRIPT_END.search(html), after)
 
 
-def render_project_index(project: JSON, options: Any = None, search_href: str | None = None) -> str:
+def render_project_index(project: JSON, options: Any = None, nav: SiteNav | None = None) -> str:
     return _page(
         "project.html.j2",
         live=_live(options),
+        nav=nav,
         p=project,
-        search_href=search_href,
         charts=index_charts(project["sessions"]),
     )
 
@@ -669,29 +841,76 @@ def _live(options: Any) -> bool:
     return bool(getattr(options, "live", False))
 
 
+RECENT_SESSIONS = 50
+"""Sessions the root index lists (the most recent); ``sessions.html`` lists every one."""
+
+
+def _recent(projects: Sequence[JSON], limit: int | None = None) -> list[JSON]:
+    """Every session of every project, newest activity first, with its project beside it."""
+    rows = [
+        {**r, "project": p, "href": f"{p['key']}/{r['href']}"}
+        for p in projects
+        for r in p["sessions"]
+    ]
+    rows.sort(key=lambda r: (r.get("last") or 0, r["href"]), reverse=True)
+    return rows if limit is None else rows[:limit]
+
+
+def _totals(projects: Sequence[JSON]) -> JSON:
+    return {
+        "sessions": sum(len(p["sessions"]) for p in projects),
+        "tokens": sum(p["tokens"] for p in projects),
+        "cost": sum(p["cost"] for p in projects),
+        "costEstimated": sum(p.get("costEstimated") or 0 for p in projects) or None,
+        "estimatedSessions": sum(
+            1 for p in projects for r in p["sessions"] if r.get("costEstimated")
+        ),
+        "first": min((p["first"] for p in projects if p["first"] is not None), default=None),
+        "last": max((p["last"] for p in projects if p["last"] is not None), default=None),
+    }
+
+
 def render_root_index(
-    projects: Sequence[JSON], options: Any = None, search_href: str | None = None
+    projects: Sequence[JSON],
+    options: Any = None,
+    nav: SiteNav | None = None,
+    all_href: str | None = None,
 ) -> str:
+    """The archive's front page: the most recent sessions across projects, then the
+    projects with their figures, then the charts."""
     return _page(
         "index.html.j2",
         live=_live(options),
+        nav=nav,
         projects=projects,
-        search_href=search_href,
-        totals={
-            "sessions": sum(len(p["sessions"]) for p in projects),
-            "tokens": sum(p["tokens"] for p in projects),
-            "cost": sum(p["cost"] for p in projects),
-        },
+        recent=_recent(projects, RECENT_SESSIONS),
+        all_href=all_href,
+        totals=_totals(projects),
         charts=_root_charts(projects),
     )
 
 
-def render_search_page(fields: Sequence[str]) -> str:
+def render_all_sessions(
+    projects: Sequence[JSON], options: Any = None, nav: SiteNav | None = None
+) -> str:
+    """``sessions.html``: every session of the site in one sortable table."""
+    return _page(
+        "sessions.html.j2",
+        live=_live(options),
+        nav=nav,
+        recent=_recent(projects),
+        totals=_totals(projects),
+        projects=projects,
+    )
+
+
+def render_search_page(fields: Sequence[str], nav: SiteNav | None = None) -> str:
     """``search.html``: the page's own script (the theme toggle and the search) is inline and
     hashed; the index files it loads are classic scripts from the site's own folder
     (``'self'``), which file:// allows where fetch, modules and WebAssembly are blocked."""
     from ..search.index import INDEX_VERSION
 
+    page_derive.set(PLAIN)
     css, viewer = _assets()
     js = viewer + "\n" + read_static("search.js")
     csp = (
@@ -704,6 +923,7 @@ def render_search_page(fields: Sequence[str]) -> str:
         .get_template("search.html.j2")
         .generate(
             csp=csp,
+            nav=nav,
             css=Markup(css),
             js=Markup(js),
             fields=list(fields),

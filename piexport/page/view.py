@@ -10,14 +10,17 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
-from ..read.context import build_session_context
+from ..read.context import build_session_context, edit_replacement, projection, selected_entries
 from ..read.loader import gc_paused
 from ..read.model import Entry, Session
+from ..read.system import SystemState, current_system, leading_system_ids
 from ..read.tree import Row, flatten
 from ..report.branches import branch_summaries
 from ..report.stats import Figures, file_figures, path_figures
+from ..report.subagents import SessionOutcome
 from .outline import entry_summary, pair_tool_results, tool_calls_by_id
 
 _SAFE_ID = re.compile(r"^(?!x[0-9a-f]{12})[A-Za-z0-9_.:~-]{1,64}$")
@@ -75,6 +78,60 @@ class OutlineRow:
     """Any leaf: choosing it shows one whole path."""
 
 
+@dataclass(frozen=True, slots=True)
+class EditNote:
+    """A ``context_edit`` that targets an entry, as the target shows it."""
+
+    edit: str
+    """The edit entry's id."""
+    omit: bool
+    """``replacement: null``: the model stops seeing the target."""
+    in_effect: bool
+    """Applied to the context at the current leaf (on the current path, the latest edit of its
+    target there, and the target in that context). Edits are branch-relative: the others show
+    when their branch is shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """How this session came from the one its header names (``read.lineage``), for its page."""
+
+    relation: str
+    """``fork``, ``subagent`` or ``started``."""
+    href: str | None
+    """The parent's page, when it is in the same site."""
+    call_href: str | None = None
+    """The parent's entry that started it (a subagent's tool call), on the parent's page."""
+    how: str | None = None
+    """``named`` (the call's result names this session) or ``time`` (it began while the call
+    ran, in the same folder)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChildRef:
+    """A session started from this one, as the site found it (``read.lineage``)."""
+
+    path: Path
+    href: str
+    relation: str
+    call: str | None = None
+    """This session's entry that started it."""
+    how: str | None = None
+    children: tuple[ChildRef, ...] = ()
+    """Its own subagents, counted in the "with subagents" total."""
+
+
+@dataclass(frozen=True, slots=True)
+class Subagent:
+    """A subagent session as its parent's page lists it."""
+
+    ref: ChildRef
+    outcome: SessionOutcome | None
+    """None when its file cannot be read."""
+    total_cost: float | None
+    """Its cost with its own subagents'."""
+
+
 @dataclass(slots=True)
 class Event:
     """One step of the page: an entry, or the start/end of an alternative branch."""
@@ -118,16 +175,32 @@ class SessionView:
     """What the model was set to at the leaf, as pi's context gives it."""
     summaries: dict[str, str]
     """Entry id → one-line description (the navigator's text)."""
+    system: SystemState = field(default_factory=SystemState)
+    """The prompt and tools in force at the current leaf (pi's ``getCurrentSystemMessage``)."""
+    system_leading: set[str] = field(default_factory=set)
+    """System messages that start the prompt on their branch; the others are updates."""
+    edit_notes: dict[str, list[EditNote]] = field(default_factory=dict)
+    """Entry id → the context edits that target it, in file order."""
+    edit_status: dict[str, str] = field(default_factory=dict)
+    """Context edit id → what it does at the current leaf, in words."""
     parent_href: str | None = None
     forks: list[tuple[str, str]] = field(default_factory=list)
+    origin: Origin | None = None
+    subagents: list[Subagent] = field(default_factory=list)
+    """Subagent sessions this one started, in the order they started."""
+    subagents_of: dict[str, list[Subagent]] = field(default_factory=dict)
+    """Entry id → the subagent sessions it started (a tool result naming them, or the call
+    whose run they began in)."""
+
+    @property
+    def cost_with_subagents(self) -> float | None:
+        """This file's cost and its subagents' (never mixed into the figures above)."""
+        costs = [self.file_figures.known_cost, *(s.total_cost for s in self.subagents)]
+        known = [c for c in costs if c is not None]
+        return sum(known) if known else None
 
     def dom_of(self, entry_id: str) -> str:
         return self.dom.get(entry_id) or dom_id(entry_id)
-
-    def short(self, text: str, length: int = 70) -> str:
-        """``text`` cut near ``length`` at a word, with ``...`` (as Jinja's ``truncate``),
-        made with the session's ``derive``: templates cut session text with this."""
-        return self.session.derive.words(text, length)
 
     def result_for(self, entry_id: str, call_id: Any) -> Entry | None:
         """The result of one tool call of one assistant entry, if any."""
@@ -141,7 +214,12 @@ class SessionView:
 
 @gc_paused()
 def build_view(
-    session: Session, *, parent_href: str | None = None, forks: list[tuple[str, str]] | None = None
+    session: Session,
+    *,
+    parent_href: str | None = None,
+    forks: list[tuple[str, str]] | None = None,
+    origin: Origin | None = None,
+    subagents: list[Subagent] | None = None,
 ) -> SessionView:
     """Shape a loaded session for the template; pure, and linear in the number of entries."""
     tree = session.tree
@@ -150,6 +228,7 @@ def build_view(
     paired = {r.id for r in results.values()}
     title = session.title or "Untitled session"
     doms = dom_ids(session)
+    leading = leading_system_ids(session)
     outline = [
         OutlineRow(
             id=row.id,
@@ -157,18 +236,21 @@ def build_view(
             prefix=_prefix(row),
             on_path=row.on_path,
             label=session.labels.get(row.id),
-            text=entry_summary(session.by_id[row.id], calls, session.derive),
+            text=entry_summary(session.by_id[row.id], calls, session.derive, row.id in leading),
             leaf=row.id == tree.leaf_id,
             is_end=row.id not in tree.children,
         )
         for row in flatten(tree)
     ]
     out_of_context, dimmed, numbers = _compactions(session)
+    context = build_session_context(session)
+    edit_notes, edit_status = _context_edits(session, out_of_context, numbers)
     return SessionView(
         session=session,
         title=session.derive.line(title, 200, ""),
         events=_events(session),
-        outline=outline,
+        # pi's tree leaves usage entries out (they pay for work, they say nothing)
+        outline=[r for r in outline if session.by_id[r.id].type != "usage"],
         bookmarks=[r for r in outline if r.label],
         results=results,
         paired_results=paired,
@@ -184,11 +266,67 @@ def build_view(
         left_leaves=branch_summaries(session),
         path_figures=path_figures(session),
         file_figures=file_figures(session),
-        thinking_level=str(build_session_context(session).get("thinkingLevel", "off")),
+        thinking_level=str(context.get("thinkingLevel", "off")),
         summaries={r.id: r.text for r in outline},
+        system=current_system(context["messages"]),
+        system_leading=leading,
+        edit_notes=edit_notes,
+        edit_status=edit_status,
         parent_href=parent_href,
         forks=forks or [],
+        origin=origin,
+        subagents=subagents or [],
+        subagents_of=_by_call(session, subagents or []),
     )
+
+
+def _by_call(session: Session, subagents: list[Subagent]) -> dict[str, list[Subagent]]:
+    out: dict[str, list[Subagent]] = {}
+    for sub in subagents:
+        if sub.ref.call is not None and sub.ref.call in session.by_id:
+            out.setdefault(sub.ref.call, []).append(sub)
+    return out
+
+
+def _context_edits(
+    session: Session, out_of_context: dict[str, str], numbers: dict[str, int]
+) -> tuple[dict[str, list[EditNote]], dict[str, str]]:
+    """Each edited entry's edits, and what each edit does at the current leaf."""
+    edits = [e for e in session.entries if e.type == "context_edit"]
+    if not edits:
+        return {}, {}
+    leaf = session.tree.leaf_id
+    applied = {p.edit.id for p in projection(session, leaf) if p.edit is not None}
+    on_path = set(session.tree.path)
+    in_context = {e.id for e in selected_entries(session, leaf)}
+    latest: dict[str, str] = {}
+    for eid in session.tree.path:
+        e = session.by_id[eid]
+        if e.type == "context_edit" and isinstance(e.raw.get("targetId"), str):
+            latest[e.raw["targetId"]] = eid
+    notes: dict[str, list[EditNote]] = {}
+    status: dict[str, str] = {}
+    for e in edits:
+        target = e.raw.get("targetId")
+        omit = edit_replacement(e) is None
+        if isinstance(target, str) and target in session.by_id:
+            notes.setdefault(target, []).append(EditNote(e.id, omit, e.id in applied))
+        if e.id in applied:
+            status[e.id] = "in effect on the current branch"
+        elif e.id not in on_path:
+            status[e.id] = "on another branch: it applies only there"
+        elif not isinstance(target, str) or target not in session.by_id:
+            status[e.id] = "no effect: its target is not in the file"
+        elif latest.get(target) != e.id:
+            status[e.id] = "no effect: a later edit of the same entry replaced it"
+        elif target in out_of_context and target not in in_context:
+            c = out_of_context[target]
+            status[e.id] = f"no effect: compaction {numbers.get(c, '?')} summarised its target"
+        elif target not in in_context:
+            status[e.id] = "no effect: its target is not on this branch"
+        else:
+            status[e.id] = "no effect on the model's context"
+    return notes, status
 
 
 def _prefix(row: Row) -> str:
@@ -299,8 +437,13 @@ def _compactions(session: Session) -> tuple[dict[str, str], set[str], dict[str, 
 _ENTRY_KEYS = frozenset({"type", "id", "parentId", "timestamp"})
 _TYPE_KEYS: dict[str, frozenset[str]] = {
     "message": frozenset({"message"}),
-    "compaction": frozenset({"summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"}),
-    "branch_summary": frozenset({"fromId", "summary", "details", "fromHook"}),
+    "compaction": frozenset(
+        {"summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook", "systemMessage"}
+        | {"usage"}
+    ),
+    "branch_summary": frozenset({"fromId", "summary", "details", "fromHook", "usage"}),
+    "context_edit": frozenset({"targetId", "replacement"}),
+    "usage": frozenset({"kind", "provider", "model", "usage", "note"}),
     "custom": frozenset({"customType", "data"}),
     "custom_message": frozenset({"customType", "content", "display", "details"}),
     "label": frozenset({"targetId", "label"}),
@@ -321,11 +464,20 @@ _ROLE_KEYS: dict[str, frozenset[str]] = {
             "stopReason",
             "errorMessage",
             "timestamp",
+            # pi 1.5
+            "responseModel",
+            "thinkingLevel",
+            "providerThinkingLevel",
+            "durationMs",
+            "diagnostics",
+            "deferred",
         }
     ),
     "toolResult": frozenset(
         {"role", "toolCallId", "toolName", "content", "details", "isError", "timestamp"}
+        | {"usage", "nestedCalls", "durationMs"}
     ),
+    "system": frozenset({"role", "content", "sections", "toolsAdded", "toolsRemoved", "timestamp"}),
     "bashExecution": frozenset(
         {
             "role",
@@ -349,10 +501,27 @@ _BLOCK_KEYS: dict[str, frozenset[str]] = {
     "thinking": frozenset(
         {"type", "thinking", "thinkingSignature", "thoughtSignature", "redacted"}
     ),
-    "toolCall": frozenset({"type", "id", "name", "arguments", "thoughtSignature", "partialJson"}),
+    "toolCall": frozenset(
+        {"type", "id", "name", "arguments", "thoughtSignature", "partialJson"}
+        | {"namespace", "argumentsError"}
+    ),
     "image": frozenset({"type", "data", "mimeType"}),
 }
 _FILE_LISTS = frozenset({"readFiles", "modifiedFiles"})
+
+
+_HEADER_KEYS = frozenset(
+    {"type", "version", "id", "timestamp", "cwd", "parentSession", "branchedFrom"}
+    | {"provider", "modelId", "thinkingLevel"}  # older pi wrote these in the header
+)
+
+
+def header_fields(session: Session) -> dict[str, Any]:
+    """Header fields pi does not define (another tool's metadata): shown, never dropped."""
+    header = session.header
+    if header is None:
+        return {}
+    return {k: v for k, v in header.raw.items() if k not in _HEADER_KEYS}
 
 
 def other_fields(entry: Entry) -> dict[str, Any]:

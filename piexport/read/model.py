@@ -7,6 +7,7 @@ fields every stage needs (id, parent, type, timestamp, line) are lifted out and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
@@ -25,6 +26,8 @@ EntryType = Literal[
     "custom_message",
     "label",
     "session_info",
+    "usage",
+    "context_edit",
 ]
 KNOWN_ENTRY_TYPES: frozenset[str] = frozenset(EntryType.__args__)  # type: ignore[attr-defined]
 
@@ -190,12 +193,20 @@ class Session:
 
     @property
     def title(self) -> str | None:
-        """What pages and indexes call the session: its name, else the first line of the
-        first user message, cut near ``TITLE_CHARS`` on a word boundary."""
+        """What pages and indexes call the session, as one line of text: its name, else the
+        first user message made readable (``title_of``), cut near ``TITLE_CHARS``."""
+        parts = self.title_parts
+        return str(parts) if parts is not None else None
+
+    @property
+    def title_parts(self) -> Title | None:
+        """The title with its parts apart (a chip such as ``skill: name``, the text, and
+        the raw first line), for pages that show the chip as a chip."""
         if self.name:
-            return self.derive.line(self.name)
+            name = self.derive.line(self.name)
+            return Title(name, None, name)
         first = self.first_user_text()
-        return self.derive.title(first) if first else None
+        return title_of(first, derive=self.derive) if first else None
 
     def first_user_text(self) -> str | None:
         """Text of the first user message in the file, the fallback title pi uses (its text
@@ -234,3 +245,72 @@ def short_title(text: str, limit: int = TITLE_CHARS) -> str:
     near ``limit`` characters (with "…"); a word longer than that is cut inside. (With a
     session's redaction: ``session.derive.title``.)"""
     return PLAIN.title(text, limit)
+
+
+@dataclass(frozen=True, slots=True)
+class Title:
+    """A session's title, readable: a wrapper pi or the user put around the first message
+    (a skill, a slash command, attached files) as a chip, markdown marks removed."""
+
+    text: str
+    """The readable words (may be empty when the chip says it all, e.g. ``/mode``)."""
+    chip: str | None
+    """``skill: improve-codebase-architecture``, ``/mode``, ``file: notes.md``, or None."""
+    raw: str
+    """The first non-blank line as written (spaces collapsed, cut near 300 characters)."""
+
+    def __str__(self) -> str:
+        if self.chip and self.text:
+            return f"{self.chip} · {self.text}"
+        return self.chip or self.text
+
+
+RAW_TITLE_CHARS = 300
+_SKILL = re.compile(r'\A\s*<skill name="([^"\n]{1,200})"[^>\n]*>(.*?)(?:</skill>|\Z)(.*)\Z', re.S)
+_FILES = re.compile(r'\A(?:\s*<file name="([^"\n]{1,500})">.*?(?:</file>|\Z))+', re.S)
+_FILE_NAME = re.compile(r'<file name="([^"\n]{1,500})">')
+_COMMAND = re.compile(r"\A/([A-Za-z][\w.:-]{0,60})(?:[ \t]+(.*))?\Z")
+_HEADING = re.compile(r"\A(?:#{1,6}|>+)[ \t]+|\A#{1,6}\Z")
+_CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*\Z")
+_STRONG = re.compile(r"(\*\*|__|`)(?=\S)(.+?)(?<=\S)\1")
+
+
+def _first_line(text: str) -> str:
+    return " ".join(next((ln for ln in text.split("\n") if ln.strip()), "").split())
+
+
+def title_of(text: str, limit: int = TITLE_CHARS, derive: Derive = PLAIN) -> Title:
+    """A title from the first user message: a ``<skill …>`` block (how pi sends a skill) or
+    ``<file …>`` blocks (files given on the command line) become a chip and the words after
+    them the text; so does a leading ``/command``; heading and quote marks, ``**`` and
+    code backticks go.
+    The one place titles are derived: each part is made with ``derive`` (the session's:
+    it redacts what it makes when the session was redacted)."""
+    first = next((ln for ln in text.split("\n") if ln.strip()), "")
+    raw = derive.line(first, RAW_TITLE_CHARS)
+    chip: str | None = None
+    rest = text
+    skill = _SKILL.match(text)
+    if skill:
+        chip, rest = f"skill: {' '.join(skill.group(1).split())}", skill.group(3)
+    else:
+        files = _FILES.match(text)
+        if files:
+            names = _FILE_NAME.findall(files.group(0))
+            base = re.split(r"[\\/]", names[0].rstrip("/\\"))[-1] or names[0]
+            more = f" +{len(names) - 1}" if len(names) > 1 else ""
+            chip, rest = f"file: {base}{more}", text[files.end() :]
+    line = _first_line(rest)
+    if chip is None:
+        command = _COMMAND.match(line)
+        if command:
+            chip, line = f"/{command.group(1)}", command.group(2) or ""
+    heading = _HEADING.sub("", line)
+    if heading != line:  # "## Title ##": the closing marks go with the opening ones
+        line = _CLOSING_HASHES.sub("", heading)
+    line = _STRONG.sub(r"\2", line).strip()
+    return Title(
+        derive(PLAIN.title(line, limit)) if line else "",
+        derive(chip) if chip else chip,
+        raw,
+    )

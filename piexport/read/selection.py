@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from ..errors import PiexportError
-from .context import context_entries
-from .model import JSON, Session
+from .context import edit_replacement, projection
+from .model import JSON, Entry, Session
 from .tree import build_tree
 
 __all__ = ["Selection", "SelectionError", "apply_selection", "sharing_notice"]
@@ -58,7 +58,7 @@ def apply_selection(session: Session, selection: Selection) -> Session:
         leaf = selection.leaf
 
     if selection.only_context:
-        entries = context_entries(session, leaf)
+        entries = _as_the_model_saw(session, leaf)
     elif selection.branch == "current":
         entries = session.path_entries(leaf) if leaf is not None else []
     else:
@@ -88,6 +88,28 @@ def apply_selection(session: Session, selection: Selection) -> Session:
         lines_read=session.lines_read,
         derive=session.derive,
     )
+
+
+def _as_the_model_saw(session: Session, leaf: str | None) -> list[Entry]:
+    """The entries behind the context at ``leaf``, in its order, each as the model saw it: an
+    entry a context edit replaced holds the replacement (the original, which its author took
+    out of the model's context, is not shared), followed by the edit, which says so."""
+    out: list[Entry] = []
+    for p in projection(session, leaf):
+        if not p.messages:
+            continue
+        entry = p.entry
+        rep = edit_replacement(p.edit) if p.edit is not None else None
+        if p.edit is None or not isinstance(rep, dict) or "content" not in rep:
+            out.append(entry)
+            continue
+        raw = dict(entry.raw)
+        if entry.type == "message" and isinstance(raw.get("message"), dict):
+            raw["message"] = {**raw["message"], "content": p.messages[0].get("content")}
+        elif entry.type == "custom_message":
+            raw["content"] = rep["content"]
+        out += [replace(entry, raw=raw), p.edit]
+    return out
 
 
 def _trim(raw: JSON, selection: Selection) -> JSON:

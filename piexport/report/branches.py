@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import flatten
 from ..share.cut import Derive
+from .files import shown_path
 from .stats import Figures, compute_figures
 
 LINE_CHARS = 160
@@ -112,12 +113,24 @@ def leaf_order(session: Session) -> list[str]:
 def branch_summaries(session: Session) -> dict[str, str]:
     """branch_summary id → the entry the user left (where the summarised branch ended).
 
-    pi writes the summary as it navigates away, so the entry just before it in the file is
-    where the user was, unless that entry is on the path to the summary itself."""
+    pi 1.5 names it: ``fromId`` is the leaf it left. Older pi put the entry it went back to
+    there (an ancestor of the summary), so then the entry just before the summary in the file
+    is where the user was (pi writes the summary as it navigates away), unless that entry is
+    on the path to the summary itself."""
     found: dict[str, str] = {}
     entries = session.entries
     for i, e in enumerate(entries):
-        if e.type != "branch_summary" or i == 0:
+        if e.type != "branch_summary":
+            continue
+        left = e.raw.get("fromId")
+        if (
+            isinstance(left, str)
+            and left in session.by_id
+            and not _is_ancestor(session, left, e.id)
+        ):
+            found[e.id] = left
+            continue
+        if i == 0:
             continue
         before = entries[i - 1].id
         if not _is_ancestor(session, before, e.id):
@@ -244,9 +257,16 @@ def tokens(n: int) -> str:
 
 
 def duration(seconds: float) -> str:
+    """``45s``, ``12m 05s``, ``1h 59m``, ``3d 4h``; a negative span (clocks that disagree)
+    is no duration at all, shown as ``—``, never as a negative figure."""
+    if seconds < 0:
+        return "—"
     s = int(seconds)
-    h, rem = divmod(s, 3600)
+    d, rem = divmod(s, 86_400)
+    h, rem = divmod(rem, 3600)
     m, s = divmod(rem, 60)
+    if d:
+        return f"{d}d {h}h"
     return f"{h}h {m:02d}m" if h else (f"{m}m {s:02d}s" if m else f"{s}s")
 
 
@@ -286,7 +306,8 @@ def branches_text(session: Session) -> str:
         for _sid, text in b.summaries:
             lines.append(f"    summary when left: {text}")
         if b.figures.files_modified:
-            lines.append(f"    modified: {', '.join(sorted(b.figures.files_modified))}")
+            shown = sorted({shown_path(p, session.cwd) for p in b.figures.files_modified})
+            lines.append(f"    modified: {', '.join(shown)}")
         lines.append("")
     return "\n".join(lines)
 

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from ..page.view import split_notice
 from ..read.model import JSON, Session
 from .branches import ENDED_BADLY, last_texts, message_text, one_line
+from .files import shown_path
 from .mdsafe import code_fence, code_span, html_text, inline_text
 from .stats import Figures, compute_figures
 
@@ -191,8 +192,20 @@ def final_versions(
 ) -> tuple[dict[str, str | None], dict[str, str]]:
     """Each file's text at the end of a path, where the path holds it all: a write, a read
     of the whole file, and edits applied to either. A file edited without one is unknown."""
+    text, why, _first = file_versions(session, path)
+    return text, why
+
+
+def file_versions(
+    session: Session, path: list[str]
+) -> tuple[dict[str, str | None], dict[str, str], dict[str, str | None]]:
+    """``final_versions`` and, for each file, its text before the path first changed it:
+    a whole read before any change, or None when the path changed it without holding what
+    was there (a first ``write`` replaced what it does not show)."""
     text: dict[str, str | None] = {}
     why: dict[str, str] = {}
+    first: dict[str, str | None] = {}
+    changed: set[str] = set()
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     for eid in path:
         e = session.by_id[eid]
@@ -212,6 +225,9 @@ def final_versions(
         file = args.get("path", args.get("file_path"))
         if not isinstance(file, str) or not file:
             continue
+        if name in ("write", "edit") and file not in changed:
+            changed.add(file)
+            first[file] = text.get(file)
         if name == "write" and isinstance(args.get("content"), str):
             text[file], _ = args["content"], why.pop(file, None)
         elif name == "read":
@@ -236,7 +252,7 @@ def final_versions(
                     before = session.derive.join([before[:at], new, before[at + len(old) :]], "")
                 else:
                     text[file] = before
-    return text, why
+    return text, why, first
 
 
 @dataclass(slots=True)
@@ -247,29 +263,30 @@ class Cache:
     sides: dict[tuple[str, int], Side] = field(default_factory=dict)
     turns: dict[tuple[str, str], Turn] = field(default_factory=dict)
     paths: dict[str, list[str]] = field(default_factory=dict)
-    segments: dict[tuple[str, str], tuple[Figures, list[float]]] = field(default_factory=dict)
+    segments: dict[tuple[str, str], tuple[Figures, list[tuple[str, float]]]] = field(
+        default_factory=dict
+    )
     """Figures of each stretch of the tree between forks, by its first and last entry, with
     the costs they add up: a side's figures are the sum of its stretches, so each entry is
     counted once per page rather than once per side holding it."""
 
     def figures(self, session: Session, own: list[str]) -> Figures:
-        total, costs, start = Figures(), [], 0
+        total, start = Figures(), 0
+        costs: list[tuple[str, float]] = []
         forks = session.tree.children
         for i, entry_id in enumerate(own):
             if i + 1 < len(own) and len(forks.get(entry_id, ())) < 2:
                 continue
             key = (own[start], entry_id)
             if key not in self.segments:
-                part: list[float] = []
+                part: list[tuple[str, float]] = []
                 stretch = (session.by_id[e] for e in own[start : i + 1])
                 self.segments[key] = compute_figures(stretch, part), part
             figures, part = self.segments[key]
             total.add(figures)
             costs += part
             start = i + 1
-        total.cost = 0.0  # added again in the order of one pass: the same float to the last bit
-        for cost in costs:
-            total.cost += cost
+        total.resum(costs)  # added again in the order of one pass: the same float to the last bit
         return total
 
     def path_to(self, session: Session, leaf: str) -> list[str]:
@@ -338,10 +355,15 @@ def compare(session: Session, leaf_a: str, leaf_b: str, cache: Cache | None = No
     a, b = _side(session, leaf_a, shared, cache), _side(session, leaf_b, shared, cache)
     out = Comparison(a, b, fork, shared, align([t.key for t in a.turns], [t.key for t in b.turns]))
     mod_a, mod_b = a.figures.files_modified, b.figures.files_modified
-    out.only_a = sorted(mod_a - mod_b)
-    out.only_b = sorted(mod_b - mod_a)
-    for path in sorted(mod_a & mod_b):
-        va, vb = a.versions.get(path), b.versions.get(path)
+
+    def shown(paths: set[str]) -> list[str]:  # relative to the cwd, as every list shows them
+        return sorted({shown_path(p, session.cwd) for p in paths})
+
+    out.only_a = shown(mod_a - mod_b)
+    out.only_b = shown(mod_b - mod_a)
+    for raw in sorted(mod_a & mod_b):
+        path = shown_path(raw, session.cwd)
+        va, vb = a.versions.get(raw), b.versions.get(raw)
         if va is not None and vb is not None:
             if va == vb:
                 out.both.append(FileComparison(path, "same"))

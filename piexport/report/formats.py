@@ -13,28 +13,25 @@ from ..page.outline import pair_tool_results, tool_call_summary
 from ..read.context import build_session_context
 from ..read.jsonutil import dumps
 from ..read.model import JSON, Entry, Session, content_text
-from ..share.cut import Derive
+from ..read.system import current_system, describe_update, leading_system_ids
+from ..share.cut import PLAIN
 from .mdsafe import code_fence, code_span, html_text, inline_text, message_markdown
 
 
 def _details(summary: str, body: str) -> list[str]:
-    """``summary`` is one line made with the session's ``derive``."""
     return ["<details>", f"<summary>{html_text(summary)}</summary>", "", body, "", "</details>", ""]
 
 
 Pairs = dict[tuple[str, str], Entry]
 
 
-def _entry_markdown(e: Entry, results: Pairs, shown: set[str], derive: Derive) -> list[str]:
-    """One entry's Markdown; every text it joins, cuts or puts on one line is made with
-    ``derive`` (the session's: it redacts what it makes when the session was redacted)."""
+def _entry_markdown(e: Entry, results: Pairs, shown: set[str], leading: set[str]) -> list[str]:
     msg = e.message
     if e.type == "message" and msg is not None:
         role = msg.get("role")
         content = msg.get("content")
         if role == "user":
-            text = content_text(content, "", derive)
-            return ["### User", "", message_markdown(text) or "(no text)", ""]
+            return ["### User", "", message_markdown(content_text(content)) or "(no text)", ""]
         if role == "assistant":
             out = ["### Assistant", ""]
             for block in content if isinstance(content, list) else []:
@@ -52,8 +49,16 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str], derive: Derive) -
                 elif block.get("type") == "toolCall":
                     cid = block.get("id")
                     found = results.get((e.id, cid)) if isinstance(cid, str) else None
-                    out += _tool_markdown(block, found, derive)
+                    out += _tool_markdown(block, found)
             stop = msg.get("stopReason")
+            if stop == "deferred":
+                handle = _obj(msg.get("deferred"))
+                out += [
+                    "**Deferred**: the provider answers this request later"
+                    + (f" (handle {code_span(str(handle['id']))})" if handle.get("id") else "")
+                    + ".",
+                    "",
+                ]
             if stop == "length":
                 out += ["**Stopped: length** (cut off by the output length limit)", ""]
             elif stop in ("error", "aborted"):
@@ -64,21 +69,18 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str], derive: Derive) -
         if role == "toolResult":
             if e.id in shown:
                 return []  # shown with its call
-            return _details(
-                derive.line(f"Result of {msg.get('toolName')}"),
-                code_fence(content_text(content, "", derive)),
-            )
+            return _details(f"Result of {msg.get('toolName')}", code_fence(content_text(content)))
         if role == "bashExecution":
-            body = derive.join([f"$ {msg.get('command', '')}", str(msg.get("output", ""))], "\n")
-            what = derive.line(f"User ran: {msg.get('command', '')}")
-            return _details(what, code_fence(body, "console"))
-        return _details(derive.line(f"{role} message"), code_fence(dumps(msg)))
+            body = f"$ {msg.get('command', '')}\n{msg.get('output', '')}"
+            return _details(f"User ran: {msg.get('command', '')}", code_fence(body, "console"))
+        if role == "system":
+            return _system_markdown(msg, e.id in leading)
+        return _details(f"{role} message", code_fence(dumps(msg)))
     if e.type == "compaction":
-        tokens = inline_text(derive.line(str(e.raw.get("tokensBefore"))))
         return [
             "---",
             "",
-            f"**Compaction** (context was {tokens} tokens):",
+            f"**Compaction** (context was {inline_text(str(e.raw.get('tokensBefore')))} tokens):",
             "",
             message_markdown(str(e.raw.get("summary", ""))),
             "",
@@ -89,19 +91,67 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str], derive: Derive) -
         return ["**Branch summary:**", "", message_markdown(str(e.raw.get("summary", ""))), ""]
     if e.type == "custom_message":
         return _details(
-            derive.line(f"Extension message: {e.raw.get('customType')}"),
-            code_fence(content_text(e.raw.get("content"), "", derive)),
+            f"Extension message: {e.raw.get('customType')}",
+            code_fence(content_text(e.raw.get("content"))),
         )
     if e.type == "model_change":
-        model = derive.line(f"{e.raw.get('provider')}/{e.raw.get('modelId')}")
+        model = f"{e.raw.get('provider')}/{e.raw.get('modelId')}"
         return [f"_Model: {inline_text(model)}_", ""]
     if e.type == "thinking_level_change":
-        level = derive.line(str(e.raw.get("thinkingLevel")))
-        return [f"_Thinking level: {inline_text(level)}_", ""]
+        return [f"_Thinking level: {inline_text(str(e.raw.get('thinkingLevel')))}_", ""]
+    if e.type == "context_edit":
+        target = e.raw.get("targetId")
+        rep = e.raw.get("replacement")
+        if rep is None:
+            return [
+                f"_Context edit: entry {inline_text(str(target))} removed from the model's "
+                "context_",
+                "",
+            ]
+        text = content_text(rep.get("content")) if isinstance(rep, dict) else ""
+        return _details(
+            f"Context edit: what the model saw instead of entry {target}", code_fence(text)
+        )
+    if e.type == "usage":
+        u = _obj(e.raw.get("usage"))
+        cost = _obj(u.get("cost"))
+        model = f"{e.raw.get('provider')}/{e.raw.get('model')}"
+        figures = ", ".join(
+            f"{k} {u[k]}" for k in ("input", "output", "cacheRead", "cacheWrite") if u.get(k)
+        )
+        line = f"Usage ({e.raw.get('kind')}): {model}; {figures or 'no tokens'}"
+        if isinstance(cost.get("total"), int | float) and cost["total"]:
+            line += f"; ${cost['total']:.4f}"
+        return [f"_{inline_text(line)}_", ""]
     return []
 
 
-def _tool_markdown(block: JSON, result: Entry | None, derive: Derive) -> list[str]:
+def _obj(value: Any) -> JSON:
+    """An object from the file, or an empty one for anything else."""
+    return value if isinstance(value, dict) else {}
+
+
+def _system_markdown(msg: JSON, leading: bool) -> list[str]:
+    """A system message: the prompt that starts a branch, or what an update changes."""
+    state = current_system([msg])
+    parts = ["\n\n".join(state.content)] if state.content else []
+    parts += [f"[section {name}]\n{body}" for name, body in state.sections.items()]
+    removed = (
+        [str(n) for n, v in (msg.get("sections") or {}).items() if v is None]
+        if isinstance(msg.get("sections"), dict)
+        else []
+    )
+    parts += [f"[section {name} removed]" for name in removed]
+    if state.tools:
+        parts.append("[tools] " + ", ".join(state.tools))
+    if leading:
+        summary = "System prompt"
+    else:
+        summary = "System prompt update: " + (", ".join(describe_update(msg)) or "no change")
+    return _details(summary, code_fence("\n\n".join(parts)))
+
+
+def _tool_markdown(block: JSON, result: Entry | None) -> list[str]:
     name, args = block.get("name"), block.get("arguments")
     if name == "bash" and isinstance(args, dict):
         call = str(args.get("command", ""))
@@ -113,11 +163,40 @@ def _tool_markdown(block: JSON, result: Entry | None, derive: Derive) -> list[st
         body += "\n\nArguments as far as they were streamed:\n\n" + code_fence(partial, "json")
     if result is not None and result.message is not None:
         error = " (error)" if result.message.get("isError") is True else ""
-        output = content_text(result.message.get("content"), "", derive)
-        body += f"\n\nResult{error}:\n\n" + code_fence(output)
+        body += f"\n\nResult{error}:\n\n" + code_fence(content_text(result.message.get("content")))
+        nested = _nested_text(result.message.get("nestedCalls"))
+        if nested:
+            body += "\n\nNested calls:\n\n" + code_fence(nested)
     else:
         body += "\n\n_No result recorded._"
-    return _details(tool_call_summary(name, args, derive), body)
+    return _details(tool_call_summary(name, args, PLAIN), body)
+
+
+_STATUS = {"ok": "ok", "error": "error", "unfinished": "unfinished"}
+
+
+def _nested_text(nested: Any) -> str:
+    """Calls a tool made to other tools, one a line: status, name, time, arguments, error."""
+    calls = nested.get("calls") if isinstance(nested, dict) else None
+    if not isinstance(calls, list):
+        return ""
+    lines = []
+    for c in calls:
+        if not isinstance(c, dict):
+            continue
+        args = c.get("arguments")
+        shown = (
+            dumps(args)
+            if isinstance(args, dict)
+            else f"[arguments omitted, {c.get('argumentsBytes')} bytes]"
+        )
+        took = f" {c['durationMs']} ms" if isinstance(c.get("durationMs"), int | float) else ""
+        lines.append(f"{_STATUS.get(str(c.get('status')), '?')} {c.get('name')} {shown}{took}")
+        if c.get("error"):
+            lines.append("    " + str(c["error"]).replace("\n", "\n    "))
+    if nested.get("complete") is False:
+        lines.append("(incomplete record)")
+    return "\n".join(lines)
 
 
 def session_markdown(session: Session, leaf_id: str | None = None) -> str:
@@ -135,9 +214,11 @@ def session_markdown(session: Session, leaf_id: str | None = None) -> str:
         f"- Session: {code_span(str(session.id))}",
         "",
     ]
+    leading = leading_system_ids(session)
     for e in path:
-        lines += _entry_markdown(e, results, shown, session.derive)
-    # our one-line encoders (code spans, headings, <summary>) join lines: read again
+        lines += _entry_markdown(e, results, shown, leading)
+    # everything above joins, cuts or puts session text on one line: it is read again as it
+    # shows, with the session's derive (outside code a line at a time, each code block whole)
     return session.derive.markdown("\n".join(lines).rstrip()) + "\n"
 
 

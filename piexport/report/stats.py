@@ -19,6 +19,15 @@ TOKEN_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 EXTRA_TOKEN_KEYS = ("reasoning", "cacheWrite1h")
 """Reported by some providers; counted on their own (pi's ``totalTokens`` already holds
 them, so they are not added to the total a second time)."""
+USAGE_KINDS = {
+    "assistant": "turns",
+    "toolResult": "tool work",
+    "compaction": "compaction summaries",
+    "branch_summary": "branch summaries",
+}
+"""What each kind of usage is called in a breakdown: the model's turns (assistant messages),
+model work a tool did itself (a tool result's ``usage``), the cost of writing a compaction or a
+branch summary; ``usage`` entries are called by their own ``kind`` (``cache_warm``, …)."""
 READ_TOOLS = frozenset({"read"})
 WRITE_TOOLS = frozenset({"edit", "write"})
 
@@ -35,6 +44,64 @@ def _count(value: Any) -> int:
     return 0 if n is None else int(n)
 
 
+@dataclass(frozen=True, slots=True)
+class UsageSource:
+    """One usage object in a session, and what it paid for."""
+
+    kind: str
+    """``turns``, ``tool work``, ``compaction summaries``, ``branch summaries``, or a ``usage``
+    entry's own kind (``cache_warm``)."""
+    model: str | None
+    """``provider/model`` where the entry names one (assistant messages, usage entries)."""
+    usage: Any
+
+
+def usage_source(entry: Entry) -> UsageSource | None:
+    """The usage an entry carries, as pi 1.5's session totals count it: an assistant message's,
+    a tool result's own (nested model work), a compaction's or branch summary's (writing the
+    summary), and every ``usage`` entry, whatever its kind. None for anything else."""
+    if entry.type == "message":
+        msg = entry.message
+        if msg is None:
+            return None
+        role = msg.get("role")
+        if role == "assistant":
+            return UsageSource("turns", _model_name(msg), msg.get("usage"))
+        if role == "toolResult" and isinstance(msg.get("usage"), dict):
+            return UsageSource("tool work", None, msg["usage"])
+        return None
+    if entry.type in ("compaction", "branch_summary"):
+        usage = entry.raw.get("usage")
+        if not isinstance(usage, dict):
+            return None
+        return UsageSource(USAGE_KINDS[entry.type], None, usage)
+    if entry.type == "usage":
+        kind = entry.raw.get("kind")
+        kind = kind if isinstance(kind, str) and kind.strip() else "usage"
+        named = {"provider": entry.raw.get("provider"), "model": entry.raw.get("model")}
+        return UsageSource(kind, _model_name(named), entry.raw.get("usage"))
+    return None
+
+
+@dataclass(slots=True)
+class Tally:
+    """Tokens and cost of one kind of usage."""
+
+    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys((*TOKEN_KEYS, "total"), 0))
+    cost: float = 0.0
+    count: int = 0
+    """Usage objects added (messages, entries)."""
+
+    def add(self, other: Tally) -> None:
+        for k, v in other.tokens.items():
+            self.tokens[k] = self.tokens.get(k, 0) + v
+        self.cost += other.cost
+        self.count += other.count
+
+    def as_json(self) -> JSON:
+        return {"count": self.count, "tokens": dict(self.tokens), "cost": round(self.cost, 6)}
+
+
 @dataclass(slots=True)
 class Figures:
     """Counts over a set of entries; ``as_json()`` is the stable shape ``summary`` prints."""
@@ -48,16 +115,36 @@ class Figures:
     )
     cost: float = 0.0
     costed: int = 0
-    """Assistant messages whose usage reported a cost other than 0 (a model with no price
+    """Usage objects that reported a cost other than 0 (a model with no price
     reports 0): with none, the cost is unknown and shown as "—", never as $0."""
     models: list[str] = field(default_factory=list)
     files_read: set[str] = field(default_factory=set)
     files_modified: set[str] = field(default_factory=set)
     errors: int = 0
     """Assistant turns that ended in ``error`` or ``aborted``."""
+    cost_estimated: float = 0.0
+    """Estimated cost of the assistant messages that reported none (``prices``), kept apart
+    from ``cost``: shown marked "est.", never added to it. Only with ``estimate=True``."""
+    estimated: int = 0
+    """Assistant messages that reported no cost and have an estimate."""
     compactions: int = 0
     first_ms: int | None = None
     last_ms: int | None = None
+    by_kind: dict[str, Tally] = field(default_factory=dict)
+    """Tokens and cost by what they paid for (``USAGE_KINDS``, ``usage`` entry kinds): the
+    totals above are their sum, as pi 1.5's ``/session`` adds them up."""
+
+    @property
+    def turns(self) -> Tally:
+        """Usage of assistant messages alone: what pi's own HTML export header counts."""
+        return self.by_kind.get("turns") or Tally()
+
+    @property
+    def beyond_turns(self) -> dict[str, Tally]:
+        """The kinds of usage other than the model's turns that add to the totals."""
+        return {
+            k: t for k, t in self.by_kind.items() if k != "turns" and (t.cost or t.tokens["total"])
+        }
 
     def as_json(self) -> JSON:
         return {
@@ -72,6 +159,8 @@ class Figures:
             "filesModified": sorted(self.files_modified),
             "errors": self.errors,
             "compactions": self.compactions,
+            "usageByKind": {k: t.as_json() for k, t in sorted(self.by_kind.items())},
+            "costEstimated": self.known_estimate,
         }
 
     def add(self, other: Figures) -> None:
@@ -88,11 +177,25 @@ class Figures:
         self.files_read |= other.files_read
         self.files_modified |= other.files_modified
         self.errors += other.errors
+        self.cost_estimated += other.cost_estimated
+        self.estimated += other.estimated
         self.compactions += other.compactions
+        for kind, tally in other.by_kind.items():
+            self.by_kind.setdefault(kind, Tally()).add(tally)
         for ms in (other.first_ms, other.last_ms):
             if ms is not None:
                 self.first_ms = ms if self.first_ms is None else min(self.first_ms, ms)
                 self.last_ms = ms if self.last_ms is None else max(self.last_ms, ms)
+
+    def resum(self, costs: Iterable[tuple[str, float]]) -> None:
+        """Set the cost and each kind's cost to these costs added in this order (the order of
+        one pass over the entries: float addition depends on it)."""
+        self.cost = 0.0
+        for tally in self.by_kind.values():
+            tally.cost = 0.0
+        for kind, paid in costs:
+            self.cost += paid
+            self.by_kind.setdefault(kind, Tally()).cost += paid
 
     @property
     def known_cost(self) -> float | None:
@@ -100,16 +203,28 @@ class Figures:
         return round(self.cost, 6) if self.costed else None
 
     @property
+    def known_estimate(self) -> float | None:
+        """The estimated cost of the messages that reported none, or None for no estimate."""
+        return round(self.cost_estimated, 6) if self.estimated else None
+
+    @property
     def message_count(self) -> int:
         return sum(self.messages.values())
 
 
-def compute_figures(entries: Iterable[Entry], costs: list[float] | None = None) -> Figures:
+def compute_figures(
+    entries: Iterable[Entry],
+    costs: list[tuple[str, float]] | None = None,
+    *,
+    estimate: bool = False,
+) -> Figures:
     """Add up the figures of the given entries (a path, or every entry in the file).
 
-    ``costs``, when given, receives each cost added, in order: figures of consecutive runs
-    of entries can then be added (``Figures.add``) and their cost summed again in one order,
-    the same float as a single pass."""
+    ``costs``, when given, receives each cost added (with its kind), in order: figures of
+    consecutive runs of entries can then be added (``Figures.add``) and their costs summed
+    again in one order (``Figures.resum``), the same floats as a single pass. With
+    ``estimate``, assistant messages that reported no cost get one from ``prices`` (in
+    ``cost_estimated``, apart from ``cost``)."""
     f = Figures()
     seen_models: set[str] = set()
     for e in entries:
@@ -120,7 +235,12 @@ def compute_figures(entries: Iterable[Entry], costs: list[float] | None = None) 
             f.last_ms = ms if f.last_ms is None else max(f.last_ms, ms)
         if e.type == "compaction":
             f.compactions += 1
-            continue
+        source = usage_source(e)
+        if source is not None:
+            if source.model and source.model not in seen_models:
+                seen_models.add(source.model)
+                f.models.append(source.model)
+            _add_usage(f, source, costs)
         msg = e.message
         if e.type != "message" or msg is None:
             continue
@@ -132,11 +252,8 @@ def compute_figures(entries: Iterable[Entry], costs: list[float] | None = None) 
             continue
         if msg.get("stopReason") in ("error", "aborted"):
             f.errors += 1
-        model = _model_name(msg)
-        if model and model not in seen_models:
-            seen_models.add(model)
-            f.models.append(model)
-        _add_usage(f, msg.get("usage"), costs)
+        if estimate:
+            _add_estimate(f, msg, e.timestamp)
         content = msg.get("content")
         for block in content if isinstance(content, list) else ():
             if isinstance(block, dict) and block.get("type") == "toolCall":
@@ -152,22 +269,41 @@ def _model_name(msg: JSON) -> str | None:
     return f"{provider}/{model}" if isinstance(provider, str) and provider else model
 
 
-def _add_usage(f: Figures, usage: Any, costs: list[float] | None = None) -> None:
+def _add_usage(
+    f: Figures, source: UsageSource, costs: list[tuple[str, float]] | None = None
+) -> None:
+    """Add one usage object, as pi's ``addUsageToTotals`` does: the four token counts (their
+    sum is the total, as pi's ``/session`` gives it) and ``cost.total``."""
+    usage = source.usage
     if not isinstance(usage, dict):
         return
+    tally = f.by_kind.setdefault(source.kind, Tally())
+    tally.count += 1
     parts = {k: _count(usage.get(k)) for k in TOKEN_KEYS}
     for k, v in parts.items():
         f.tokens[k] += v
+        tally.tokens[k] += v
     for k in EXTRA_TOKEN_KEYS:
         f.tokens[k] += _count(usage.get(k))
-    total = finite_number(usage.get("totalTokens"))
-    f.tokens["total"] += int(total) if total is not None else sum(parts.values())
+    f.tokens["total"] += sum(parts.values())
+    tally.tokens["total"] += sum(parts.values())
     cost = usage.get("cost")
     if isinstance(cost, dict):
-        f.cost += _number(cost.get("total"))
+        paid = _number(cost.get("total"))
+        f.cost += paid
+        tally.cost += paid
         if costs is not None:
-            costs.append(_number(cost.get("total")))
-        f.costed += _number(cost.get("total")) != 0  # a model with no price reports 0
+            costs.append((source.kind, paid))
+        f.costed += paid != 0  # a model with no price reports 0
+
+
+def _add_estimate(f: Figures, msg: JSON, timestamp: Any) -> None:
+    from .prices import estimate_message  # the price table loads only when one is needed
+
+    value = estimate_message(msg, timestamp)
+    if value is not None:
+        f.cost_estimated += value
+        f.estimated += 1
 
 
 def _add_tool_call(f: Figures, block: JSON) -> None:
@@ -187,8 +323,8 @@ def _add_tool_call(f: Figures, block: JSON) -> None:
 
 
 def path_figures(session: Session, leaf_id: str | None = None) -> Figures:
-    return compute_figures(session.path_entries(leaf_id))
+    return compute_figures(session.path_entries(leaf_id), estimate=True)
 
 
 def file_figures(session: Session) -> Figures:
-    return compute_figures(session.entries)
+    return compute_figures(session.entries, estimate=True)

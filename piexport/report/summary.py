@@ -8,11 +8,13 @@ session can become HTML on the job page.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ..read.model import JSON, Session, content_text
 from ..read.tree import timestamp_ms
 from ..share.cut import Derive
+from .files import shown_path
 from .mdsafe import code_fence, inline_text
 from .stats import Figures, compute_figures, file_figures
 
@@ -27,24 +29,69 @@ def _iso(ms: int | None) -> str | None:
     return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
+@dataclass(frozen=True, slots=True)
+class Span:
+    """When a session ran, from its entries (issue 28: a header can be hours off)."""
+
+    start: int | None
+    """Its first entry; for a fork, its first entry of its own (at or after the header:
+    the ones before were copied from the session it was forked from)."""
+    end: int | None
+    header: int | None
+    """The header's time, as written."""
+    copied_from: int | None = None
+    """A fork's copied history: the time of its first (copied) entry."""
+
+    @property
+    def seconds(self) -> float | None:
+        if self.start is None or self.end is None:
+            return None
+        return max(0.0, (self.end - self.start) / 1000)
+
+    @property
+    def header_later(self) -> bool:
+        """The header was written after the entries (an /export copy)."""
+        return self.header is not None and self.end is not None and self.header > self.end
+
+
+def session_span(session: Session, every: Figures | None = None) -> Span:
+    """Start and end from the entries. pi writes the header when the file is made: a
+    little before the first entry as a rule, after every entry in an ``/export`` copy
+    (its entries are the original's), and before the entries of a ``/fork``'s own turns but
+    after the history it copied. So: the first entry, except in a fork, where it is the
+    first entry at or after the header."""
+    every = every if every is not None else file_figures(session)
+    header = session.header
+    header_ms = timestamp_ms(header.timestamp) if header else None
+    first, last = every.first_ms, every.last_ms
+    if first is None:
+        return Span(header_ms, header_ms, header_ms)
+    assert last is not None
+    if header_ms is None or header_ms <= first or header_ms > last:
+        return Span(first, last, header_ms)
+    own = [
+        ms
+        for e in session.entries
+        if (ms := timestamp_ms(e.timestamp)) is not None and ms >= header_ms
+    ]
+    return Span(min(own), last, header_ms, copied_from=first)
+
+
 def summary_json(session: Session, leaf_id: str | None = None) -> JSON:
     """The stable JSON summary (see README: "piexport summary")."""
-    path = compute_figures(session.path_entries(leaf_id))
+    path = compute_figures(session.path_entries(leaf_id), estimate=True)
     every = file_figures(session)
     header = session.header
-    started = timestamp_ms(header.timestamp) if header else None
-    started = started if started is not None else every.first_ms
-    ended = every.last_ms
+    span = session_span(session, every)  # from the entries, not the header
     return {
         "session": {
             "id": session.id,
             "name": session.name,
             "cwd": session.cwd,
-            "started": _iso(started),
-            "ended": _iso(ended),
-            "durationSeconds": (ended - started) / 1000
-            if started is not None and ended is not None
-            else None,
+            "started": _iso(span.start),
+            "ended": _iso(span.end),
+            "headerTime": _iso(span.header),
+            "durationSeconds": span.seconds,
             "parentSession": header.parent_session if header else None,
         },
         "path": path.as_json(),
@@ -83,10 +130,23 @@ def _trim(text: str, derive: Derive, limit: int = TRIM) -> str:
     return derive.cut(text.strip(), limit, strip=True)
 
 
+def _cost_cell(fig: Figures) -> str:
+    """The reported cost, and beside it (never added to it) the estimate for messages that
+    reported none."""
+    shown = f"${fig.cost:.4f}" if fig.cost else "—"
+    if fig.known_estimate is not None:
+        shown += (
+            f" (+ ~${fig.cost_estimated:.4f} est.)"
+            if fig.cost
+            else f" (~${fig.cost_estimated:.4f} est.)"
+        )
+    return shown
+
+
 def summary_markdown(session: Session, leaf_id: str | None = None, link: str | None = None) -> str:
     """A short report for a CI job page: asked, outcome, figures, files modified, link."""
     entries = session.path_entries(leaf_id)
-    fig: Figures = compute_figures(entries)
+    fig: Figures = compute_figures(entries, estimate=True)
     data = summary_json(session, leaf_id)
     derive = session.derive
     asked = next(
@@ -121,7 +181,7 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
         "| tool errors | turns ended in error |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         f"| {fig.tokens['input']} | {fig.tokens['output']} | {fig.tokens['cacheRead']} | "
-        f"{fig.tokens['cacheWrite']} | {f'${fig.cost:.4f}' if fig.cost else '—'} | "
+        f"{fig.tokens['cacheWrite']} | {_cost_cell(fig)} | "
         f"{'—' if duration is None else f'{duration:.0f} s'} | {sum(fig.tool_calls.values())} | "
         f"{fig.tool_errors} | {fig.errors} |",
         "",
@@ -129,8 +189,8 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     if last_stop in ("error", "aborted", "length"):
         lines += [f"**The last turn ended with `{last_stop}`.**", ""]
     if fig.files_modified:
-        modified = derive.join(sorted(fig.files_modified), "\n")
-        lines += ["**Files modified**", "", code_fence(modified), ""]
+        shown = sorted({shown_path(p, session.cwd) for p in fig.files_modified})
+        lines += ["**Files modified**", "", code_fence(derive.join(shown, "\n")), ""]
     if session.diagnostics:
         lines += [f"_{len(session.diagnostics)} problem(s) reading the session file._", ""]
     # our one-line encoders (a code span, a heading) join lines: read again

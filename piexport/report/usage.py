@@ -21,11 +21,13 @@ from ..errors import InputError
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
 from ..share.cut import shorten_left
-from .stats import Figures, compute_figures
+from .stats import Figures, compute_figures, usage_source
 
-BY = ("day", "week", "month", "project", "model", "tool")
+BY = ("day", "week", "month", "project", "model", "session", "tool", "kind")
 NO_DATE = "(no date)"
 NO_MODEL = "(no model)"
+MODEL_NOT_RECORDED = "(model not recorded)"
+"""The model of usage pi writes without naming one: a summary's, a tool's own model work."""
 
 
 def zone(name: str | None) -> tzinfo:
@@ -74,14 +76,53 @@ def period_key(day: date | None, by: str) -> str:
 
 
 def model_key(entry: Entry) -> str | None:
-    """``provider/model`` of an assistant message (None for anything else)."""
-    msg = entry.message
-    if entry.type != "message" or msg is None or msg.get("role") != "assistant":
+    """``provider/model`` of an entry that carries usage (an assistant message, a ``usage``
+    entry); ``MODEL_NOT_RECORDED`` for usage pi writes without a model (summaries, a tool's own
+    model work); None for entries without usage."""
+    source = usage_source(entry)
+    if source is None:
         return None
-    model = msg.get("model")
+    if source.model:
+        return source.model
+    return MODEL_NOT_RECORDED if source.kind in _WITHOUT_MODEL else NO_MODEL
+
+
+_WITHOUT_MODEL = frozenset({"tool work", "compaction summaries", "branch summaries"})
+
+
+def kind_key(entry: Entry) -> str | None:
+    """What an entry's usage paid for (``stats.usage_source``): turns, tool work, compaction
+    or branch summaries, or a usage entry's kind such as ``cache_warm``."""
+    source = usage_source(entry)
+    return source.kind if source is not None else None
+
+
+def models_in_effect(session: Session) -> dict[str, str]:
+    """Entry id → the ``provider/model`` in effect at it, so that every message of a session
+    falls in one model's row and the rows add up to the total: each assistant message and
+    each ``model_change`` sets it for what follows on its path (as pi's context does); a
+    request or a tool result belongs to the model that was working; an entry before any
+    model takes the first one below it (the one that answered it)."""
+    tree = session.tree
+    order = [eid for eid, _ in tree.walk()]
+    found: dict[str, str | None] = {}
+    for eid in order:
+        e = session.by_id[eid]
+        own = model_key(e) if e.role == "assistant" else _changed_to(e)
+        parent = tree.parent.get(eid)
+        found[eid] = own or (found.get(parent) if parent is not None else None)
+    for eid in reversed(order):
+        if found[eid] is None:
+            found[eid] = next((found[k] for k in tree.children.get(eid, ()) if found[k]), None)
+    return {e.id: found.get(e.id) or NO_MODEL for e in session.entries}
+
+
+def _changed_to(entry: Entry) -> str | None:
+    if entry.type != "model_change":
+        return None
+    model, provider = entry.raw.get("modelId"), entry.raw.get("provider")
     if not isinstance(model, str) or not model:
-        return NO_MODEL
-    provider = msg.get("provider")
+        return None
     return f"{provider}/{model}" if isinstance(provider, str) and provider else model
 
 
@@ -102,13 +143,29 @@ class Row:
     tool_calls: int | None = None
     """In ``--by tool`` rows: calls of that tool (``figures`` then holds only its results)."""
     tool_errors: int | None = None
+    title: str | None = None
+    """In ``--by session`` rows: the session's title."""
+    started: int | None = None
+    """In ``--by session`` rows: its first entry's time (ms)."""
+
+    @property
+    def label(self) -> str:
+        """The key as the table shows it (a session by when it started and its title)."""
+        if self.title is None:
+            return self.key
+        when = local_day_time(self.started)
+        return f"{when} {self.title}"
 
     def as_json(self) -> JSON:
         f = self.figures
         calls = sum(f.tool_calls.values()) if self.tool_calls is None else self.tool_calls
         errors = f.tool_errors if self.tool_errors is None else self.tool_errors
+        extra: JSON = {}
+        if self.title is not None:
+            extra = {"title": self.title, "started": _iso(self.started)}
         return {
             "key": self.key,
+            **extra,
             "sessions": len(self.sessions),
             "messages": f.message_count,
             "toolCalls": calls,
@@ -122,7 +179,23 @@ class Row:
                 "total": f.tokens["total"],
             },
             "cost": f.known_cost,
+            "costEstimated": f.known_estimate,
         }
+
+
+def local_day_time(ms: int | None) -> str:
+    """``2025-03-03 08:41`` (UTC), or ``(no date)``."""
+    if ms is None:
+        return NO_DATE
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+
+def _iso(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    return (
+        datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    )
 
 
 def _in_range(day: date | None, since: date | None, until: date | None) -> bool:
@@ -150,7 +223,7 @@ def session_groups(
         k = key(e, day)
         if k is not None:
             groups.setdefault(k, []).append(e)
-    return {k: compute_figures(es) for k, es in groups.items()}
+    return {k: compute_figures(es, estimate=True) for k, es in groups.items()}
 
 
 def tool_rows(
@@ -249,13 +322,21 @@ def usage_report(
         if by == "project":
             key = lambda e, d, proj=proj: proj  # type: ignore[misc]  # noqa: E731
         elif by == "model":
-            key = lambda e, d: model_key(e)  # noqa: E731
+            models = models_in_effect(session)
+            key = lambda e, d, models=models: model_key(e) or models[e.id]  # type: ignore[misc]  # noqa: E731
+        elif by == "kind":
+            key = lambda e, d: kind_key(e)  # noqa: E731
+        elif by == "session":
+            key = lambda e, d, sid=sid: sid  # type: ignore[misc]  # noqa: E731
         else:
             key = lambda e, d: period_key(d, by)  # noqa: E731
         for k, fig in session_groups(session, key, tz, since, until).items():
             row = rows.setdefault(k, Row(k))
+            if by == "session":
+                row.title = session.title or "(no messages)"
+                row.started = fig.first_ms
             row.figures.add(fig)
-            if fig.message_count:
+            if fig.message_count or fig.by_kind:
                 row.sessions.add(sid)
     ordered = sorted(rows.values(), key=_order(by))
     return UsageReport(by, ordered, total)
@@ -266,6 +347,8 @@ def _order(by: str) -> Callable[[Row], Any]:
         return lambda r: (r.key == NO_DATE, r.key)
     if by == "tool":
         return lambda r: (-(r.tool_calls or 0), r.key)
+    if by == "session":
+        return lambda r: (r.started is None, r.started or 0, r.key)
     return lambda r: (-(r.figures.cost), -r.figures.tokens["total"], r.key)
 
 
@@ -311,11 +394,52 @@ def money(cost: float | None) -> str:
     return f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}"
 
 
-def _cells(data: JSON) -> list[str]:
+TOOL_COLUMNS = (
+    ("Sess", "sessions"),
+    ("Calls", "toolCalls"),
+    ("Errs", "toolErrors"),
+    ("Rate", "rate"),
+)
+"""``--by tool``: a tool's rows have calls and errors, no tokens or cost of their own."""
+NOTES = {
+    "tool": "Calls on every branch; Errs: results marked as errors; Sess: sessions that "
+    "called the tool.",
+    "model": "Every message counts under the model working at it (a request under the model "
+    "that answered); Sess: sessions with a message under the model, so a session that "
+    "changed models counts in each of their rows.",
+    "kind": "Rows by what the usage paid for: Msgs and Errs count the entries that carry "
+    "usage, the total every message; tokens and Cost add up to the total.",
+}
+NOTE = (
+    "Msgs: messages of every role; Errs: failed tool calls; tokens and Cost: every usage pi "
+    "counts (turns, usage entries, summaries, tool work) on every branch, cost as the provider "
+    "reported it."
+)
+ESTIMATE_NOTE = (
+    "Est.: estimated cost (genai-prices) of the messages whose provider reported none, "
+    "not included in Cost."
+)
+
+
+ESTIMATE_COLUMN = ("Est.", "costEstimated")
+"""Shown when a message reported no cost and has an estimate: beside Cost, never in it."""
+
+
+def _columns(by: str, estimates: bool = False) -> tuple[tuple[str, str], ...]:
+    if by == "tool":
+        return TOOL_COLUMNS
+    columns = COLUMNS[1:] if by == "session" else COLUMNS  # one session a row: always 1
+    return (*columns, ESTIMATE_COLUMN) if estimates else columns
+
+
+def _cells(data: JSON, columns: tuple[tuple[str, str], ...] = COLUMNS) -> list[str]:
     out = []
-    for _, k in COLUMNS:
-        if k == "cost":
-            out.append(money(data["cost"]))
+    for _, k in columns:
+        if k == "rate":
+            calls, errors = int(data["toolCalls"]), int(data["toolErrors"])
+            out.append(f"{errors / calls:.0%}" if calls else "—")
+        elif k in ("cost", "costEstimated"):
+            out.append(money(data[k]))
         elif k in data:
             out.append(compact(int(data[k])))
         else:
@@ -329,20 +453,31 @@ def _fit(text: str, width: int) -> str:
     return shorten_left(text, width)
 
 
+def _fit_end(text: str, width: int) -> str:
+    """Cut on the right (a session: its date and the start of its title)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def format_table(report: UsageReport, safe: Callable[[str], str] = str) -> str:
     """An aligned table with a totals row, at most 80 columns wide."""
     data = report.as_json()
-    head = [h for h, _ in COLUMNS]
-    body = [[safe(r["key"]), *_cells(r)] for r in data["rows"]]
-    body.append(["Total", *_cells({**data["total"], "key": "Total"})])
+    columns = _columns(report.by, data["total"]["costEstimated"] is not None)
+    head = [h for h, _ in columns]
+    body = [
+        [safe(row.label), *_cells(r, columns)]
+        for row, r in zip(report.rows, data["rows"], strict=True)
+    ]
+    body.append(["Total", *_cells({**data["total"], "key": "Total"}, columns)])
     widths = [max(len(h), *(len(r[i + 1]) for r in body)) for i, h in enumerate(head)]
     room = WIDTH - sum(widths) - len(widths)
     key_width = max(6, min(room, max(len(r[0]) for r in [*body, [report.by.title()]])))
     lines = []
 
+    cut = _fit_end if report.by == "session" else _fit
+
     def line(cells: list[str]) -> str:
         return " ".join(
-            [_fit(cells[0], key_width).ljust(key_width)]
+            [cut(cells[0], key_width).ljust(key_width)]
             + [c.rjust(w) for c, w in zip(cells[1:], widths, strict=True)]
         ).rstrip()
 
@@ -353,6 +488,14 @@ def format_table(report: UsageReport, safe: Callable[[str], str] = str) -> str:
     lines.append(rule)
     lines.append(line(body[-1]))
     return "\n".join(lines)
+
+
+def format_notes(by: str, estimates: bool = False) -> str:
+    """What the table's figures cover, wrapped to its width (printed under it)."""
+    import textwrap
+
+    notes = [NOTES.get(by, NOTE)] + ([ESTIMATE_NOTE] if estimates and by != "tool" else [])
+    return "\n".join(textwrap.fill(n, WIDTH) for n in notes)
 
 
 CSV_FIELDS = (
@@ -368,6 +511,7 @@ CSV_FIELDS = (
     "reasoning",
     "total",
     "cost",
+    "costEstimated",
 )
 
 
@@ -386,8 +530,9 @@ def format_csv(report: UsageReport) -> str:
         w.writerow(
             [
                 _csv_text(str(flat["key"])),
-                *(flat[k] for k in CSV_FIELDS[1:-1]),
+                *(flat[k] for k in CSV_FIELDS[1:-2]),
                 "" if flat["cost"] is None else flat["cost"],
+                "" if flat["costEstimated"] is None else flat["costEstimated"],
             ]
         )
     return buf.getvalue()

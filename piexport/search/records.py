@@ -30,10 +30,22 @@ ROLES = (
     "label",
     "name",
     "other",
+    "system",
 )
 """Every ``role:`` a record can have (the first six are the issue's; the rest are kinds)."""
 
-FIELDS = ("user", "assistant", "thinking", "tool", "output", "summary", "custom", "label", "name")
+FIELDS = (
+    "user",
+    "assistant",
+    "thinking",
+    "tool",
+    "output",
+    "summary",
+    "custom",
+    "label",
+    "name",
+    "system",
+)
 """What ``--search-fields`` chooses from; ``other`` (unknown entry kinds) goes with custom."""
 
 MAX_RECORD_CHARS = 2_000_000
@@ -128,6 +140,22 @@ def _parts(entry: Entry, derive: Derive) -> Iterator[tuple[str, str, str, bool]]
                 strip_ansi(content_text(content, "\n\n", derive)),
                 msg.get("isError") is True,
             )
+            nested = msg.get("nestedCalls")
+            done = nested.get("calls") if isinstance(nested, Mapping) else None
+            if isinstance(done, list) and done:  # calls the tool made to other tools
+                names, texts = [], []
+                for c in done:
+                    if isinstance(c, Mapping):
+                        names.append(_s(c.get("name")))
+                        parts = [_s(c.get("name"))]
+                        _arg_text(c.get("arguments"), parts)
+                        parts.append(_s(c.get("error")))
+                        texts.append(derive.join(filter(None, parts), "\n"))
+                names_seen = derive.join(dict.fromkeys(filter(None, names)), " ")
+                failed = any(isinstance(c, Mapping) and c.get("status") == "error" for c in done)
+                yield "tool", names_seen, derive.join(texts, "\n\n"), failed
+        elif role == "system":  # the prompt and tools (pi 1.5)
+            yield "system", "", _system_text(msg, derive), False
         elif role == "bashExecution":
             code = msg.get("exitCode")
             failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
@@ -137,6 +165,9 @@ def _parts(entry: Entry, derive: Derive) -> Iterator[tuple[str, str, str, bool]]
             yield "summary", "", _s(msg.get("summary")), False
         else:  # custom and unknown roles
             yield "custom", "", content_text(content, "\n\n", derive), False
+    elif kind == "compaction" and isinstance(raw.get("systemMessage"), Mapping):
+        yield "summary", "", _s(raw.get("summary")), False
+        yield "system", "", _system_text(raw["systemMessage"], derive), False
     elif kind in ("compaction", "branch_summary"):
         yield "summary", "", _s(raw.get("summary")), False
     elif kind == "custom_message":
@@ -149,12 +180,36 @@ def _parts(entry: Entry, derive: Derive) -> Iterator[tuple[str, str, str, bool]]
         )
     elif kind == "label":
         yield "label", "", _s(raw.get("label")), False
+    elif kind == "context_edit":  # what the model saw instead of an earlier entry
+        rep = raw.get("replacement")
+        text = content_text(rep.get("content"), "\n\n", derive) if isinstance(rep, Mapping) else ""
+        yield "custom", "", text, False
+    elif kind == "usage":
+        what = [
+            _s(raw.get("kind")),
+            derive.join(filter(None, [_s(raw.get("provider")), _s(raw.get("model"))]), "/"),
+        ]
+        yield "other", "", derive.join(filter(None, [*what, _s(raw.get("note"))]), "\n"), False
     elif kind == "session_info":
         yield "name", "", _s(raw.get("name")), False
     elif kind not in ("model_change", "thinking_level_change", "custom"):
         values: list[str] = []
         _arg_text({k: v for k, v in raw.items() if k not in ("id", "parentId", "type")}, values)
         yield "other", "", derive.join(values, "\n"), False
+
+
+def _system_text(msg: Mapping[str, Any], derive: Derive) -> str:
+    """A system message's words: its instructions, each section, each tool's name and
+    description (the parameters are the tool's, not the user's), joined with ``derive``."""
+    parts = [content_text(msg.get("content"), "\n\n", derive)]
+    sections = msg.get("sections")
+    if isinstance(sections, Mapping):
+        parts += [f"{name}\n{_s(v)}" for name, v in sections.items()]
+    tools = msg.get("toolsAdded")
+    for t in tools if isinstance(tools, list) else ():
+        if isinstance(t, Mapping):
+            parts.append(f"{_s(t.get('name'))}: {_s(t.get('description'))}")
+    return derive.join((p for p in parts if p), "\n\n")
 
 
 def session_records(session: Session, fields: frozenset[str] | None = None) -> list[Record]:

@@ -14,25 +14,30 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from .. import __version__
 from ..errors import InputError, PiexportError
 from ..output import sweep_stale, write_atomic
+from ..read.lineage import Link, SessionFile, read_session_file, relate
 from ..read.model import JSON, Session
 from ..read.tree import timestamp_ms
 from ..report.stats import file_figures
+from ..report.summary import session_span
 from ..report.usage import session_usage
 from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
+
+if TYPE_CHECKING:  # the page layer loads in the workers, not to list a folder
+    from ..page.view import ChildRef, Origin
 
 MANIFEST = ".piexport-manifest.json"
 MANIFEST_VERSION = 1
@@ -99,6 +104,8 @@ class SessionRecord:
     pending: bool = False
     """Rendered while its last line was still being written (``--watch``): rendered again
     once that line ends or the file stops growing."""
+    nav: str = ""
+    """The page's place in the site as rendered (trail, previous and next session), hashed."""
 
     def as_json(self) -> JSON:
         return {
@@ -111,6 +118,7 @@ class SessionRecord:
             "diagnostics": self.diagnostics,
             "forks_rendered": self.forks_rendered,
             "pending": self.pending,
+            "nav": self.nav,
         }
 
 
@@ -144,22 +152,27 @@ def session_summary(session: Session, source: Path) -> JSON:
     """The facts an index row shows about a session (all of them from the whole file)."""
     fig = file_figures(session)
     header = session.header
-    started = timestamp_ms(header.timestamp) if header else None
-    first = started if started is not None else fig.first_ms
-    last = fig.last_ms if fig.last_ms is not None else first
-    title = session.title or "(no messages)"
+    # when the session ran comes from its entries: a header can be later than every entry
+    # (an /export copy) or earlier than copied ones (a /fork); it is kept, and shown, apart
+    span = session_span(session, fig)
+    first, last, header_ms = span.start, span.end, span.header
+    parts = session.title_parts
+    title = str(parts) if parts is not None else "(no messages)"
     return {
         "id": session.id,
         "name": session.name,
         "title": session.derive.line(title, 300, ""),
+        "titleChip": parts.chip if parts is not None else None,
+        "titleText": parts.text if parts is not None else title,
+        "titleRaw": parts.raw if parts is not None else None,
         "cwd": session.cwd,
         "file": source.name,
         "parentSession": header.parent_session if header else None,
         "started": first,
         "last": last,
-        "durationSeconds": (last - first) / 1000
-        if first is not None and last is not None
-        else None,
+        "headerTime": header_ms,
+        "durationSeconds": span.seconds,
+        "copiedFrom": span.copied_from,
         "messages": fig.message_count,
         "entries": len(session.entries),
         "leaves": len(session.tree.leaves),
@@ -170,10 +183,16 @@ def session_summary(session: Session, source: Path) -> JSON:
         "tokens": fig.tokens["total"],
         "tokensDetail": dict(fig.tokens),
         "cost": round(fig.cost, 6),
+        "costEstimated": fig.known_estimate,
         "toolCalls": sum(fig.tool_calls.values()),
         "errors": fig.errors,
+        "toolErrors": fig.tool_errors,
         "diagnostics": len(session.diagnostics),
         "usage": session_usage(session),
+        # set by the site, which knows the sessions around it (read.lineage)
+        "relation": None,
+        "subagents": 0,
+        "costWithSubagents": None,
     }
 
 
@@ -181,12 +200,17 @@ SUMMARY_KEYS = (
     "id",
     "name",
     "title",
+    "titleChip",
+    "titleText",
+    "titleRaw",
     "cwd",
     "file",
     "parentSession",
     "started",
     "last",
+    "headerTime",
     "durationSeconds",
+    "copiedFrom",
     "messages",
     "entries",
     "leaves",
@@ -197,10 +221,15 @@ SUMMARY_KEYS = (
     "tokens",
     "tokensDetail",
     "cost",
+    "costEstimated",
     "toolCalls",
     "errors",
+    "toolErrors",
     "diagnostics",
     "usage",
+    "relation",
+    "subagents",
+    "costWithSubagents",
 )
 
 
@@ -225,6 +254,12 @@ class _Job:
     search_fields: frozenset[str] | None = None
     pending_tail: bool = False
     """The file is being written: its unterminated last line waits."""
+    origin: Origin | None = None
+    """How the session came from its parent (a fork, a subagent, started from it)."""
+    children: tuple[ChildRef, ...] = ()
+    """Sessions started from it; hrefs relative to its page."""
+    nav: Any = None
+    """The page's ``SiteNav``: trail, search, previous and next session."""
 
 
 _Outcome = tuple[JSON | None, list[str], str | None, dict[str, int]]
@@ -242,10 +277,13 @@ def _render_one(job: _Job) -> _Outcome:
             options=job.options,
             parent_href=job.parent_href,
             forks=list(job.forks),
+            origin=job.origin,
+            children=job.children,
             redactor=job.redactor,
             selection=job.selection,
             seconds=job.seconds,
             pending_tail=job.pending_tail,
+            nav=job.nav,
         )
         if job.index_root is not None:
             _index_one(job, result.session)
@@ -256,6 +294,11 @@ def _render_one(job: _Job) -> _Outcome:
         return None, [], _shown(error, job.redactor), {}
     summary = session_summary(result.session, job.source)
     summary["file"] = job.name or job.source.name
+    summary["relation"] = job.origin.relation if job.origin is not None else None
+    summary["subagents"] = result.subagents
+    summary["costWithSubagents"] = (
+        None if result.cost_with_subagents is None else round(result.cost_with_subagents, 6)
+    )
     return (
         summary,
         [str(d) for d in result.session.diagnostics],
@@ -302,6 +345,96 @@ def _fingerprint(
     if redactor is not None:
         shared += f":redact={redactor.fingerprint()}"
     return f"{__version__}:{asset_fingerprint()}:{options!r}{shared}"
+
+
+def find_lineage(planned: list[tuple[Path, str, str, JSON]]) -> dict[str, tuple[str, Link]]:
+    """Child page → (its parent's page, how it relates to it), for every session whose header
+    names another session of the site (``read.lineage``)."""
+    by_name = {source.name: (source, page, header) for source, _, page, header in planned}
+    groups: dict[Path, list[SessionFile]] = {}
+    pages: dict[Path, str] = {}
+    for source, _, page, header in planned:
+        pages[source] = page
+        parent = header.get("parentSession") or header.get("branchedFrom")
+        found = by_name.get(_basename(parent)) if isinstance(parent, str) else None
+        if found is not None and found[0] != source:
+            groups.setdefault(found[0], []).append(read_session_file(source, header))
+    out: dict[str, tuple[str, Link]] = {}
+    for parent_source, kids in groups.items():
+        parent_file = read_session_file(parent_source, by_name[parent_source.name][2])
+        for path, link in relate(parent_file, kids).items():
+            out[pages[path]] = (pages[parent_source], link)
+    return out
+
+
+def child_refs(
+    planned: list[tuple[Path, str, str, JSON]], lineage: dict[str, tuple[str, Link]]
+) -> dict[str, tuple[ChildRef, ...]]:
+    """Parent page → the sessions started from it, each with its own (a page → its subagents,
+    their subagents, …; hrefs are pages relative to the site, made relative per page later)."""
+    from ..page.view import ChildRef
+
+    sources = {page: source for source, _, page, _ in planned}
+    kids: dict[str, list[str]] = {}
+    for child, (parent, _link) in lineage.items():
+        kids.setdefault(parent, []).append(child)
+
+    def refs(page: str, seen: frozenset[str]) -> tuple[ChildRef, ...]:
+        out = []
+        for child in kids.get(page, []):
+            if child in seen:  # a parent cycle in hand-made headers
+                continue
+            link = lineage[child][1]
+            out.append(
+                ChildRef(
+                    sources[child],
+                    child,
+                    link.relation,
+                    link.call,
+                    link.how,
+                    refs(child, seen | {child}),
+                )
+            )
+        return tuple(out)
+
+    return {page: refs(page, frozenset({page})) for page in kids}
+
+
+def _relative_refs(page: str, refs: Iterable[ChildRef]) -> Iterator[ChildRef]:
+    for r in refs:
+        yield replace(
+            r, href=_relative(page, r.href), children=tuple(_relative_refs(page, r.children))
+        )
+
+
+def _origin(page: str, lineage: dict[str, tuple[str, Link]]) -> Origin | None:
+    from ..page.view import Origin, dom_id
+
+    if page not in lineage:
+        return None
+    parent, link = lineage[page]
+    href = _relative(page, parent)
+    call = f"{href}#{dom_id(link.call)}" if link.call is not None else None
+    return Origin(link.relation, href, call, link.how)
+
+
+def lineage_key(origin: Origin | None, children: Iterable[ChildRef]) -> list[str]:
+    """What of a page's lineage is on it: redrawn when a subagent's file changes (its figures
+    and end are on its parent's page)."""
+    key = [f"origin:{origin!r}"] if origin is not None else []
+
+    def walk(refs: Iterable[ChildRef]) -> None:
+        for r in refs:
+            try:
+                st = r.path.stat()
+                changed = f"{st.st_size}:{st.st_mtime_ns}"
+            except OSError:
+                changed = "gone"
+            key.append(f"child:{r.href}:{r.relation}:{r.call}:{r.how}:{changed}")
+            walk(r.children)
+
+    walk(children)
+    return key
 
 
 def _read_header(path: Path) -> JSON:
@@ -357,7 +490,13 @@ def build_site(
     written less than this many seconds ago is being written; that line waits, with no
     warning, and the page is made again once the line ends or the file stops growing."""
     from ..page.export import RenderOptions
-    from ..page.render import render_project_index, render_root_index
+    from ..page.render import (
+        RECENT_SESSIONS,
+        SiteNav,
+        render_all_sessions,
+        render_project_index,
+        render_root_index,
+    )
 
     options = options if options is not None else RenderOptions()
     root = root.expanduser()
@@ -377,6 +516,7 @@ def build_site(
 
     # 1. gather: which files, which project, which page
     planned: list[tuple[Path, str, str, JSON]] = []  # source, rel, page, header
+    places: dict[str, str] = {}  # project folder → its cwd (or session folder), as shown
     for source in discover(root):
         header = _read_header(source)
         cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
@@ -399,18 +539,26 @@ def build_site(
             source.relative_to(root).as_posix() if source != root else source.name, redactor
         )
         folder = _shown(source.parent.name, redactor)
-        page = f"{project_key(cwd, folder)}/{page_name(Path(_shown(source.name, redactor)))}"
+        key = project_key(cwd, folder)
+        places.setdefault(key, cwd or folder)
+        page = f"{key}/{page_name(Path(_shown(source.name, redactor)))}"
         planned.append((source, rel, page, header))
     _dedupe_pages(planned)
+    labels = project_labels(places)
+    search_href = "search.html" if search else None
+    navs = _session_navs(planned, labels, places, search_href)
 
-    # forks: pi records the parent's absolute path on the user's machine; match on file name
+    # forks and subagents: pi records the parent's absolute path on the user's machine;
+    # match on file name, then tell forks (the parent's entries copied) from subagents (a
+    # fresh context started by one of the parent's tool calls)
     by_name = {source.name: page for source, _, page, _ in planned}
+    lineage = find_lineage(planned)
     forks: dict[str, list[tuple[str, str]]] = {}
-    for source, _, page, header in planned:
-        parent = header.get("parentSession") or header.get("branchedFrom")
-        if isinstance(parent, str) and _basename(parent) in by_name:
+    for source, _, page, _header in planned:
+        if page in lineage and lineage[page][1].relation != "subagent":
             shown = _shown(source.name, redactor)
-            forks.setdefault(by_name[_basename(parent)], []).append((shown, page))
+            forks.setdefault(lineage[page][0], []).append((shown, page))
+    children = child_refs(planned, lineage)
 
     # 2. decide what is stale
     records: dict[str, SessionRecord] = {}
@@ -421,7 +569,10 @@ def build_site(
         parent = header.get("parentSession") or header.get("branchedFrom")
         parent_page = by_name.get(_basename(parent)) if isinstance(parent, str) else None
         my_forks = tuple((name, _relative(page, p)) for name, p in forks.get(page, []))
-        fork_key = [f"{n}:{h}" for n, h in my_forks]
+        origin = _origin(page, lineage)
+        my_children = children.get(page, ())
+        # a page shows its forks, how it came from its parent, and its subagents' figures
+        fork_key = [f"{n}:{h}" for n, h in my_forks] + lineage_key(origin, my_children)
         prev = old.get(rel)
         if (
             prev is not None
@@ -431,6 +582,7 @@ def build_site(
             and prev.forks_rendered == fork_key
             and prev.error is None
             and prev.pending == pending
+            and prev.nav == _nav_key(navs[page])
             and (out / page).is_file()
             and (not search or (out / INDEX_CACHE / f"{session_key(page)}.json").is_file())
         ):
@@ -440,7 +592,16 @@ def build_site(
             report.unchanged += 1
             continue
         records[rel] = SessionRecord(
-            rel, stat.st_size, stat.st_mtime_ns, page, {}, None, [], fork_key, pending
+            rel,
+            stat.st_size,
+            stat.st_mtime_ns,
+            page,
+            {},
+            None,
+            [],
+            fork_key,
+            pending,
+            _nav_key(navs[page]),
         )
         if pending:
             report.pending.append(rel)
@@ -453,14 +614,17 @@ def build_site(
                     _relative(page, parent_page) if parent_page else None,
                     my_forks,
                     options,
-                    redactor,
-                    selection,
-                    page_seconds,
-                    _shown(source.name, redactor),
-                    out if search else None,
-                    page,
-                    fields,
-                    pending,
+                    redactor=redactor,
+                    selection=selection,
+                    seconds=page_seconds,
+                    name=_shown(source.name, redactor),
+                    index_root=out if search else None,
+                    index_page=page,
+                    search_fields=fields,
+                    pending_tail=pending,
+                    origin=origin,
+                    children=tuple(_relative_refs(page, my_children)),
+                    nav=navs[page],
                 ),
             )
         )
@@ -500,19 +664,45 @@ def build_site(
                     report.removed += 1
 
     # 5. indexes, then the manifest
-    projects = _group(records.values(), planned, forks)
-    search_href = "search.html" if search else None
+    projects = _group(records.values(), planned, forks, labels)
     for key, proj in projects.items():
         _write_checked(
             out / key / "index.html",
-            render_project_index(proj, options, search_href=search_href and "../" + search_href),
+            render_project_index(
+                proj,
+                options,
+                nav=SiteNav(
+                    (("pi sessions", "../index.html", None), (proj["label"], None, proj["cwd"])),
+                    search_href and "../" + search_href,
+                ),
+            ),
             redactor,
         )
     _write_checked(
         out / "index.html",
-        render_root_index(list(projects.values()), options, search_href=search_href),
+        render_root_index(
+            list(projects.values()),
+            options,
+            nav=SiteNav((("pi sessions", None, None),), search_href),
+            all_href=ALL_SESSIONS,
+        ),
         redactor,
     )
+    if sum(len(p["sessions"]) for p in projects.values()) <= RECENT_SESSIONS:
+        with contextlib.suppress(FileNotFoundError):  # the root index lists every session
+            (out / ALL_SESSIONS).unlink()
+    else:
+        _write_checked(
+            out / ALL_SESSIONS,
+            render_all_sessions(
+                list(projects.values()),
+                options,
+                nav=SiteNav(
+                    (("pi sessions", "index.html", None), ("All sessions", None, None)), search_href
+                ),
+            ),
+            redactor,
+        )
     if search and (
         report.rendered
         or report.removed
@@ -538,7 +728,7 @@ def _write_search(
     out: Path, records: Iterable[SessionRecord], fields: frozenset[str], redactor: Any
 ) -> None:
     """Merge the sessions' parts into the index the search page loads, and write the page."""
-    from ..page.render import render_search_page
+    from ..page.render import SiteNav, render_search_page
     from ..search.index import IndexedSession, build_index
 
     shown = [f for f in FIELDS if f in fields]
@@ -553,7 +743,70 @@ def _write_search(
         if r.error is None
     ]
     build_index(out, sessions, shown, _gate(redactor))
-    _write_checked(out / "search.html", render_search_page(shown), redactor)
+    nav = SiteNav((("pi sessions", "index.html", None), ("Search", None, None)))
+    _write_checked(out / "search.html", render_search_page(shown, nav), redactor)
+
+
+ALL_SESSIONS = "sessions.html"
+"""Every session of the site in one table (the root index shows the most recent)."""
+
+
+def project_labels(places: dict[str, str]) -> dict[str, str]:
+    """Project folder → the shortest end of its path that no other project's path ends
+    with (``shop``, ``alice/shop`` beside ``bob/shop``); the whole path when it is the end
+    of another's. Cutting long paths at the start or the end made two projects look alike."""
+    parts = {k: [p for p in re.split(r"[\\/]+", v) if p] or [v] for k, v in places.items()}
+    out: dict[str, str] = {}
+    for key, mine in parts.items():
+        others = [p for k, p in parts.items() if k != key]
+        label = places[key]
+        for n in range(1, len(mine)):
+            end = mine[-n:]
+            if not any(o[-n:] == end for o in others):
+                label = "/".join(end)
+                break
+        out[key] = label
+    return out
+
+
+def _when(ms: int | None) -> str:
+    if ms is None:
+        return "—"
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+
+def _session_navs(
+    planned: list[tuple[Path, str, str, JSON]],
+    labels: dict[str, str],
+    places: dict[str, str],
+    search_href: str | None,
+) -> dict[str, Any]:
+    """Each session page's ``SiteNav``: archive, project, this session, and the sessions
+    before and after it in its project, in the order they started (the header's time, as
+    the file name says it; from the first line only, so it is known before any render)."""
+    from ..page.render import SiteNav
+
+    by_project: dict[str, list[tuple[int | None, str, str]]] = {}
+    for _source, rel, page, header in planned:
+        start = timestamp_ms(header.get("timestamp"))
+        by_project.setdefault(page.split("/", 1)[0], []).append((start, rel, page))
+    navs: dict[str, Any] = {}
+    for key, items in by_project.items():
+        items.sort(key=lambda t: (t[0] is None, t[0] or 0, t[1]))
+        for i, (start, _rel, page) in enumerate(items):
+            before = items[i - 1] if i else None
+            after = items[i + 1] if i + 1 < len(items) else None
+            navs[page] = SiteNav(
+                (
+                    ("pi sessions", "../index.html", None),
+                    (labels[key], "index.html", places[key]),
+                    (f"session of {_when(start)}" if start is not None else "session", None, None),
+                ),
+                search_href and "../" + search_href,
+                (_when(before[0]), before[2].split("/", 1)[1]) if before else None,
+                (_when(after[0]), after[2].split("/", 1)[1]) if after else None,
+            )
+    return navs
 
 
 def _growing(source: Path, stat: os.stat_result, seconds: float) -> bool:
@@ -617,6 +870,7 @@ def _group(
     records: Iterable[SessionRecord],
     planned: list[tuple[Path, str, str, JSON]],
     forks: dict[str, list[tuple[str, str]]],
+    labels: dict[str, str] | None = None,
 ) -> dict[str, JSON]:
     """Project index variables: sessions of each project, newest activity first."""
     pages_by_file = {Path(rel).name: page for _, rel, page, _ in planned}
@@ -634,6 +888,10 @@ def _group(
                 "cost": 0.0,
                 "first": None,
                 "last": None,
+                "label": (labels or {}).get(key, key),
+                "costEstimated": None,
+                "errors": 0,
+                "toolErrors": 0,
             },
         )
         if summary.get("cwd") and not proj["cwd"]:
@@ -652,8 +910,13 @@ def _group(
             ],
         }
         proj["sessions"].append(row)
+        proj["errors"] += int(summary.get("errors") or 0)
+        proj["toolErrors"] += int(summary.get("toolErrors") or 0)
         proj["tokens"] += int(summary.get("tokens") or 0)
         proj["cost"] += float(summary.get("cost") or 0)
+        est = summary.get("costEstimated")
+        if isinstance(est, (int, float)):
+            proj["costEstimated"] = (proj["costEstimated"] or 0.0) + est
         for k, pick in (("first", min), ("last", max)):
             v = summary.get("started" if k == "first" else "last")
             if isinstance(v, (int, float)):
@@ -661,9 +924,41 @@ def _group(
     for proj in projects.values():
         proj["sessions"].sort(key=lambda r: (r.get("last") or 0, r.get("file") or ""), reverse=True)
         proj["cost"] = round(proj["cost"], 6)
+        if proj["costEstimated"] is not None:
+            proj["costEstimated"] = round(proj["costEstimated"], 6)
         if not proj["cwd"]:
             proj["cwd"] = proj["key"]
+        _tell_apart(proj["sessions"])
     return dict(sorted(projects.items(), key=lambda kv: -(kv[1]["last"] or 0)))
+
+
+def _tell_apart(rows: list[JSON]) -> None:
+    """Sessions of one project with one title are told apart by when they started (to the
+    minute, or the second when that is not enough), else by their id: ``dupTitle`` holds
+    what the index shows after the title, None for a title of its own."""
+    groups: dict[Any, list[JSON]] = {}
+    for r in rows:
+        r["dupTitle"] = None
+        groups.setdefault(r.get("title"), []).append(r)
+    for same in groups.values():
+        if len(same) < 2:
+            continue
+        for fmt in ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", None):
+            shown = [_started_as(r, fmt) for r in same]
+            if fmt is None or len(set(shown)) == len(shown):
+                break
+        for r, text in zip(same, shown, strict=True):
+            r["dupTitle"] = text
+
+
+def _started_as(row: JSON, fmt: str | None) -> str:
+    ms = row.get("started")
+    when = (
+        datetime.fromtimestamp(ms / 1000, timezone.utc).strftime(fmt or "%Y-%m-%d %H:%M:%S")
+        if isinstance(ms, (int, float))
+        else "no date"
+    )
+    return when if fmt is not None else f"{when} · {str(row.get('id') or row.get('file'))[:13]}"
 
 
 def _remove_if_only_index(folder: Path, live: set[str]) -> None:
@@ -700,6 +995,12 @@ def _load_manifest(
     return records
 
 
+def _nav_key(nav: Any) -> str:
+    """A page's way-finding (its trail and neighbours) as the manifest keeps it to see it
+    changed: a hash, so the manifest holds none of the titles and names in it."""
+    return hashlib.sha256(repr(nav).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def _save_manifest(
     out: Path, root_id: str, fingerprint: str, records: dict[str, SessionRecord], redactor: Any
 ) -> None:
@@ -717,5 +1018,5 @@ def _save_manifest(
     if redactor is not None:
         from ..page.export import check_output
 
-        check_output(text, redactor, out / MANIFEST, kind="text")
+        check_output(text, redactor, out / MANIFEST, kind="json")
     write_atomic(out / MANIFEST, text)

@@ -219,7 +219,7 @@ def test_site_index_sort_filter_and_follow(browser: Browser, tmp_path: Path) -> 
     page = browser.new_page()
     watch = Watch(page)
     page.goto((out / "index.html").as_uri())
-    page.locator("table.sessions a", has_text="/home/alice/src/shop").click()
+    page.locator("#projects-table td.title > a", has_text="shop").click()
     rows = page.locator("table.sessions tbody tr")
     expect(rows).to_have_count(2)
     page.fill("#filter", "badge")
