@@ -23,6 +23,7 @@ from .read.model import Session
 from .read.selection import Selection, SelectionError, sharing_notice
 from .report.summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
 from .search.records import FIELDS
+from .share.cut import PLAIN, Derive
 
 if TYPE_CHECKING:  # the renderer and the redaction rules load only for commands using them
     from .page.render import RenderOptions
@@ -45,22 +46,70 @@ class Failed(click.ClickException):
     exit_code = EXIT_WARNINGS
 
 
-def _load(path: str) -> Session:
+def _load(path: str, redactor: Redactor | None = None) -> Session:
+    """The session in ``path`` (``-``: stdin); a file that cannot be read is a one-line
+    error (its path redacted with ``redactor``, as everything the command prints)."""
     try:
         if path == "-":
             return load_session(sys.stdin.buffer, name="<stdin>")
         return load_session(Path(path))
     except InputError as exc:
-        raise Failure(str(exc)) from exc
+        raise Failure(_said(str(exc), redactor)) from exc
     except PiexportError as exc:
-        raise Failed(str(exc)) from exc
+        raise Failed(_said(str(exc), redactor)) from exc
+
+
+def _said(text: str, redactor: Redactor | None) -> str:
+    """A message as the command prints it: one line for a terminal, redacted when asked."""
+    shown = terminal_safe(text)
+    return shown if redactor is None else redactor.redact_text(shown, count=False)
+
+
+def _shown(session: Session, redactor: Redactor | None) -> tuple[Session, dict[str, int]]:
+    """The session as a command shows it (redacted with ``redactor``), and the secrets
+    replaced per rule; its ``derive`` makes every text made from it."""
+    if redactor is None:
+        return session, {}
+    from .share.redact import redact_session
+
+    before = Counter(redactor.counts)
+    shown = redact_session(session, redactor)
+    return shown, dict(redactor.counts - before)
+
+
+def _lines(lines: Iterable[str], session: Session) -> str:
+    """Lines for a terminal: control characters out, and each line read again as one
+    text with the session's ``derive`` (what removing them joined, a composed line)."""
+    return "".join(session.derive(terminal_safe(line)) + "\n" for line in lines)
+
+
+def _emit(
+    text: str,
+    redactor: Redactor | None,
+    where: str,
+    session: Session | None = None,
+    *,
+    kind: str = "text",
+    nl: bool = True,
+) -> None:
+    """Print an output: when redacting, only once the gate has read it as its reader reads
+    it (``kind``: ``"markdown"``, ``"json"``, ``"csv"``, ``"text"`` for a terminal); a
+    refusal prints nothing, names the rules and exits 1."""
+    if redactor is not None:
+        from .share.redact import RedactionError, gate
+
+        try:
+            gate(text, redactor, where, session=session, kind=kind)
+        except RedactionError as exc:
+            raise Failed(str(exc)) from exc
+    click.echo(text, nl=nl)
 
 
 def _report(session: Session, strict: bool, quiet: bool = False) -> None:
     """Diagnostics to stderr; with --strict, any warning makes the run fail (exit 1)."""
     if not quiet:
         for d in session.diagnostics:
-            click.echo(terminal_safe(str(d)), err=True)
+            click.echo(session.derive(terminal_safe(str(d))), err=True)
     warnings = [d for d in session.diagnostics if d.level != "info"]
     if strict and warnings:
         raise Failed(f"{session.path}: {len(warnings)} warning(s) and --strict")
@@ -159,8 +208,8 @@ redact_options = _options_into(
     ],
     _pop_redactor,
 )
-"""--redact and the options that shape it (render, site, summary): the command gets
-``redactor``."""
+"""--redact and the options that shape it (every command that prints or writes session
+text): the command gets ``redactor``."""
 
 
 def selection_options(*, per_session: bool) -> Callable[[F], F]:
@@ -234,6 +283,23 @@ def _selection(
     return None if selection.is_default else selection
 
 
+def _derive(redactor: Redactor | None) -> Derive:
+    """What makes the text a command prints from several sessions (a redacted session
+    carries its own: ``session.derive``)."""
+    return PLAIN if redactor is None else Derive(redactor)
+
+
+def _derived(value: Any, derive: Derive) -> Any:
+    """Every string in a JSON value made with ``derive``."""
+    if isinstance(value, str):
+        return derive(value)
+    if isinstance(value, list):
+        return [_derived(v, derive) for v in value]
+    if isinstance(value, dict):
+        return {k: _derived(v, derive) for k, v in value.items()}
+    return value
+
+
 def _redaction_line(redactor: Redactor | None, counts: Mapping[str, int]) -> None:
     if redactor is not None:
         from .share.redact import redaction_report
@@ -278,13 +344,23 @@ def cli(ctx: click.Context) -> None:
 @cli.command("context")
 @session_file
 @click.option("--leaf", "leaf_id", metavar="ID", help="Build the context for this leaf.")
+@redact_options
 @strict_option
-def context_command(file: str, leaf_id: str | None, strict: bool) -> None:
+def context_command(
+    file: str, leaf_id: str | None, redactor: Redactor | None, strict: bool
+) -> None:
     """Print what the model saw (pi's buildSessionContext) as JSON."""
-    session = _load(file)
+    session, redacted = _shown(_load(file, redactor), redactor)
     if leaf_id is not None and leaf_id not in session.by_id:
         raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
-    click.echo(output_json(build_session_context(session, leaf_id)))
+    _emit(
+        output_json(build_session_context(session, leaf_id)),
+        redactor,
+        "context",
+        session,
+        kind="json",
+    )
+    _redaction_line(redactor, redacted)
     _report(session, strict)
 
 
@@ -300,31 +376,36 @@ TREE_IDS_WIDTH = 100
     help="Show each entry's id (default: when the terminal is at least 100 columns wide, "
     "or output is not a terminal).",
 )
+@redact_options
 @strict_option
-def tree_command(file: str, ids: bool | None, strict: bool) -> None:
+def tree_command(file: str, ids: bool | None, redactor: Redactor | None, strict: bool) -> None:
     """Print the entry tree the way pi's /tree shows it (• marks the current path); on a
     terminal, lines are cut to its width."""
     import shutil
 
-    session = _load(file)
+    session, redacted = _shown(_load(file, redactor), redactor)
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
     if ids is None:
         ids = width is None or width >= TREE_IDS_WIDTH
-    sys.stdout.write(render_tree_text(session, ids=ids, width=width))
+    text = render_tree_text(session, ids=ids, width=width)
+    _emit(text, redactor, "tree", session, nl=False)
+    _redaction_line(redactor, redacted)
     _report(session, strict)
 
 
 @cli.command("info")
 @session_file
 @click.option("--json", "as_json", is_flag=True, help="Print the facts as JSON.")
+@redact_options
 @strict_option
-def info_command(file: str, as_json: bool, strict: bool) -> None:
+def info_command(file: str, as_json: bool, redactor: Redactor | None, strict: bool) -> None:
     """Print the header, name, counts by entry type and role, leaves, labels and problems."""
-    session = _load(file)
+    session, redacted = _shown(_load(file, redactor), redactor)
     facts = session_facts(session)
     if as_json:
-        click.echo(output_json(facts))
+        _emit(output_json(facts), redactor, "info", session, kind="json")
     else:
+        lines = []
         for key, value in facts.items():
             if isinstance(value, dict):
                 shown = ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
@@ -332,7 +413,9 @@ def info_command(file: str, as_json: bool, strict: bool) -> None:
                 shown = ", ".join(str(v) for v in value) or "-"
             else:
                 shown = "-" if value is None else str(value)
-            click.echo(terminal_safe(f"{key + ':':<14}{shown}"))
+            lines.append(f"{key + ':':<14}{shown}")
+        _emit(_lines(lines, session), redactor, "info", session, nl=False)
+    _redaction_line(redactor, redacted)
     _report(session, strict, quiet=as_json is False)
 
 
@@ -527,6 +610,7 @@ def _search_fields(value: str | None) -> frozenset[str] | None:
     callback=lambda _c, _p, v: _search_fields(v),
     help="What to search in a sessions folder (as for site).",
 )
+@redact_options
 def search_command(
     query: str,
     root: Path | None,
@@ -534,6 +618,7 @@ def search_command(
     fmt: str,
     limit: int,
     search_fields: frozenset[str] | None,
+    redactor: Redactor | None = None,
 ) -> None:
     """Search sessions with the search page's query language; print path:line: id: snippet.
 
@@ -563,22 +648,33 @@ def search_command(
         if not root.exists():
             raise Failure(f"{root}: no such folder")
         problems: list[str] = []
-        groups, complete = run_search(q, root=root, fields=search_fields, problems=problems)
+        groups, complete = run_search(
+            q, root=root, fields=search_fields, problems=problems, redactor=redactor
+        )
         for problem in problems:
-            click.echo(terminal_safe(f"piexport: {problem}"), err=True)
+            click.echo(_said(f"piexport: {problem}", redactor), err=True)
     hits = [h for g in groups for h in g]
     if limit:
         hits = hits[:limit]
+    derive = _derive(redactor)
     if fmt == "json":
-        click.echo(output_json({"complete": complete, "matches": [h.as_json(q) for h in hits]}))
+        matches = [h.as_json(q) for h in hits]
+        if redactor is not None:  # a snippet is a cut, a path a session's file name
+            matches = [{k: _derived(v, derive) for k, v in m.items()} for m in matches]
+        _emit(
+            output_json({"complete": complete, "matches": matches}), redactor, "search", kind="json"
+        )
     else:
         if not complete and hits:
             click.echo("piexport: no entry has every word; entries with some of them:", err=True)
+        lines = []
         for h in hits:
             line = snippet_line(
                 h.text, q, 160, lambda s: click.style(terminal_safe(s), bold=True), terminal_safe
             )
-            click.echo(terminal_safe(f"{h.path}:{h.line}: {h.entry_id}: ") + line)
+            lines.append(derive(terminal_safe(f"{h.path}:{h.line}: {h.entry_id}: ") + line))
+        if lines:
+            _emit("\n".join(lines), redactor, "search")
     if not hits:
         click.echo("piexport: no matches", err=True)
         raise SystemExit(1)
@@ -656,7 +752,7 @@ def render_command(
         session, redacted = result.session, result.redacted
     else:
         try:
-            session, redacted = share_session(_load(file), redactor, selection)
+            session, redacted = share_session(_load(file, redactor), redactor, selection)
         except SelectionError as exc:
             raise Failure(str(exc)) from exc
         if fmt == "html":
@@ -666,7 +762,8 @@ def render_command(
             text = session_markdown(session) if fmt == "md" else session_json(session)
         if redactor is not None:
             try:
-                check_output(text, redactor, out, session=session)
+                kind = {"json": "json", "md": "markdown"}.get(fmt, "html")
+                check_output(text, redactor, out, session=session, kind=kind)
             except RedactionError as exc:
                 raise Failed(str(exc)) from exc
         if str(out) == "-":
@@ -708,23 +805,16 @@ def summary_command(
     strict: bool,
 ) -> None:
     """Print a run's summary for CI: Markdown for the job page, or JSON figures."""
-    from .page.export import check_output, share_session
-    from .share.redact import RedactionError
-
-    session = _load(file)
+    session, redacted = _shown(_load(file, redactor), redactor)
     if leaf_id is not None and leaf_id not in session.by_id:
         raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
-    session, redacted = share_session(session, redactor)
     if fmt == "json":
-        text = output_json(summary_json(session, leaf_id))
+        _emit(
+            output_json(summary_json(session, leaf_id)), redactor, "summary", session, kind="json"
+        )
     else:
         text = summary_markdown(session, leaf_id, link)
-    if redactor is not None:
-        try:
-            check_output(text, redactor, "summary", session=session)
-        except RedactionError as exc:
-            raise Failed(str(exc)) from exc
-    click.echo(text)
+        _emit(text, redactor, "summary", session, kind="markdown")
     _redaction_line(redactor, redacted)
     _report(session, strict)
     found = failures(session, fail_on, leaf_id)
@@ -737,15 +827,18 @@ def _print_report(
     strict: bool,
     as_json: Callable[[Session], Any] | None,
     as_lines: Callable[[Session], Iterable[str]],
+    redactor: Redactor | None,
+    what: str,
 ) -> None:
-    """Load one session and print a report of it: its JSON when ``as_json`` is given, else
-    its lines made safe for a terminal; then the file's problems."""
-    session = _load(file)
+    """Load one session (redacted with ``redactor``) and print a report of it: its JSON
+    when ``as_json`` is given, else its lines made safe for a terminal; then the file's
+    problems. Through the gate when redacting."""
+    session, redacted = _shown(_load(file, redactor), redactor)
     if as_json is not None:
-        click.echo(output_json(as_json(session)))
+        _emit(output_json(as_json(session)), redactor, what, session, kind="json")
     else:
-        for line in as_lines(session):
-            click.echo(terminal_safe(line))
+        _emit(_lines(as_lines(session), session), redactor, what, session, nl=False)
+    _redaction_line(redactor, redacted)
     _report(session, strict)
 
 
@@ -755,8 +848,9 @@ def _print_report(
 @cli.command("branches")
 @session_file
 @format_option("text", "json", help="A block per leaf, or the stable JSON.")
+@redact_options
 @strict_option
-def branches_command(file: str, fmt: str, strict: bool) -> None:
+def branches_command(file: str, fmt: str, redactor: Redactor | None, strict: bool) -> None:
     """Print every branch (leaf) with its figures from where it forks off the current one."""
     from .report.branches import branches_json, branches_text
 
@@ -765,6 +859,8 @@ def branches_command(file: str, fmt: str, strict: bool) -> None:
         strict,
         branches_json if fmt == "json" else None,
         lambda s: branches_text(s).rstrip("\n").split("\n"),
+        redactor,
+        "branches",
     )
 
 
@@ -773,24 +869,36 @@ def branches_command(file: str, fmt: str, strict: bool) -> None:
 @click.argument("leaf_a", metavar="LEAF_A")
 @click.argument("leaf_b", metavar="LEAF_B")
 @format_option("md", "json", help="Markdown for a pull request or CI report, or the stable JSON.")
+@redact_options
 @strict_option
-def compare_command(file: str, leaf_a: str, leaf_b: str, fmt: str, strict: bool) -> None:
+def compare_command(
+    file: str, leaf_a: str, leaf_b: str, fmt: str, redactor: Redactor | None, strict: bool
+) -> None:
     """Compare two branches (leaf ids or labels): turns aligned, figures, files, diffs."""
     from .report.branches import find_leaf
     from .report.compare import compare, compare_markdown
 
-    session = _load(file)
+    loaded = _load(file, redactor)
     found = []
     for wanted in (leaf_a, leaf_b):
-        leaf = find_leaf(session, wanted)
+        leaf = find_leaf(loaded, wanted)  # a label as the user wrote it, before redaction
         if leaf is None:
-            raise Failure(f"{session.path}: no entry with id or label {wanted!r}")
+            raise Failure(_said(f"{loaded.path}: no entry with id or label {wanted!r}", redactor))
         found.append(leaf)
+    session, redacted = _shown(loaded, redactor)
     result = compare(session, found[0], found[1])
     if fmt == "json":
-        click.echo(output_json(result.as_json()))
+        _emit(output_json(result.as_json()), redactor, "compare", session, kind="json")
     else:
-        click.echo(compare_markdown(session, result), nl=False)
+        _emit(
+            compare_markdown(session, result),
+            redactor,
+            "compare",
+            session,
+            kind="markdown",
+            nl=False,
+        )
+    _redaction_line(redactor, redacted)
     _report(session, strict)
 
 
@@ -813,8 +921,8 @@ def session_facts(session: Session) -> dict[str, Any]:
         "leaf": session.tree.leaf_id,
         "leaves": session.tree.leaves,
         "branchPoints": session.tree.branch_points,
-        "labels": [f"{k}={v}" for k, v in session.labels.items()],
-        "diagnostics": [str(d) for d in session.diagnostics],
+        "labels": [session.derive(f"{k}={v}") for k, v in session.labels.items()],
+        "diagnostics": [session.derive(str(d)) for d in session.diagnostics],
     }
 
 
@@ -1164,6 +1272,7 @@ def shares_command(fmt: str) -> None:
 @click.option("--project", metavar="GLOB", help="Only projects whose cwd matches this glob.")
 @click.option("--tz", "tz_name", metavar="ZONE", help="Days in this IANA zone (default: UTC).")
 @format_option("table", "json", "csv", help="An aligned table, or JSON/CSV for scripts.")
+@redact_options
 def usage_command(
     root: Path | None,
     by: str,
@@ -1172,6 +1281,7 @@ def usage_command(
     project: str | None,
     tz_name: str | None,
     fmt: str,
+    redactor: Redactor | None = None,
 ) -> None:
     """Tokens, cost, messages and tool calls of every session, by period, project, model or tool."""
     from .report.usage import (
@@ -1200,16 +1310,20 @@ def usage_command(
             project=project,
         )
     except InputError as exc:
-        raise Failure(str(exc)) from exc
+        raise Failure(_said(str(exc), redactor)) from exc
+    derive = _derive(redactor)
+    for row in report.rows:  # a cwd, a model, a tool: the only session text a row holds
+        row.key = derive(row.key)
     if fmt == "json":
-        click.echo(output_json(report.as_json()))
+        _emit(output_json(report.as_json()), redactor, "usage", kind="json")
     elif fmt == "csv":
-        click.echo(format_csv(report), nl=False)
-    else:
-        click.echo(format_table(report, terminal_safe))
+        _emit(format_csv(report), redactor, "usage", kind="csv", nl=False)
+    else:  # a key cut on the left to fit: each line is read again
+        table = format_table(report, terminal_safe)
+        _emit("\n".join(derive(line) for line in table.split("\n")), redactor, "usage")
         click.echo(format_notes(report.by, report.total.figures.known_estimate is not None))
     for p in problems:
-        click.echo(terminal_safe(p), err=True)
+        click.echo(_said(p, redactor), err=True)
     if problems:
         raise Failed(
             f"{len(problems)} session file(s) could not be read; the figures leave them out"
@@ -1219,11 +1333,17 @@ def usage_command(
 @cli.command("files")
 @session_file
 @format_option("text", "json", help="A list for people, or JSON with every change.")
+@redact_options
 @strict_option
-def files_command(file: str, fmt: str, strict: bool) -> None:
+def files_command(file: str, fmt: str, redactor: Redactor | None, strict: bool) -> None:
     """Every file the session read, edited or wrote, on every branch (current one first)."""
     from .report.files import files_json, files_text
 
     _print_report(
-        file, strict, files_json if fmt == "json" else None, lambda s: files_text(s).splitlines()
+        file,
+        strict,
+        files_json if fmt == "json" else None,
+        lambda s: files_text(s).splitlines(),
+        redactor,
+        "files",
     )

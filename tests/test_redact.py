@@ -1173,17 +1173,26 @@ def test_no_shortening_cuts_a_token(runner: CliRunner, tmp_path: Path, make_sess
 
 
 def test_shorten_never_leaves_half_a_token() -> None:
-    from piexport.share.cut import shorten
+    """A cut that falls inside a token keeps it whole (``KEY=[REDACTED:…]…`` says what was
+    there; ``KEY=…`` reads as a key whose value was cut away); one from the left drops it."""
+    from piexport.share.cut import TOKEN_MAX, shorten, shorten_left
 
     token = Redactor.create().token("github-token", GHP)
     text = "a" * 30 + token + "b" * 30
     for limit in range(1, len(text) + 2):
         for mark in ("…", "...", ""):
             short = shorten(text, limit, mark)
-            assert len(short) <= max(limit, len(mark))
-            body = short[: len(short) - len(mark)] if len(text) > limit else short
+            assert len(short) <= max(limit, len(mark)) + TOKEN_MAX
+            body = short[: len(short) - len(mark)] if short != text else short
             assert "[REDACTED:" not in body or token in body
             assert "[RE" not in body.replace(token, "") and not body.endswith("[")
+            if 30 < limit - len(mark) < 30 + len(token):
+                assert body.endswith(token)
+            left = shorten_left(text, limit, mark)
+            assert len(left) <= max(limit, len(mark))
+            rest = left[len(mark) :] if left != text else left
+            assert "[REDACTED:" not in rest or token in rest
+            assert "]" not in rest.replace(token, "")
 
 
 def test_site_redacts_and_gates_every_name_and_file(runner: CliRunner, tmp_path: Path) -> None:

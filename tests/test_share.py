@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from piexport import load_session
+from piexport import Redactor, load_session
 from piexport.cli import cli
 from piexport.share.log import ShareLog, ShareRecord, state_dir
 
@@ -173,7 +173,9 @@ def test_share_uploads_a_redacted_secret_gist(
 
     [record] = ShareLog(log_path(state)).records()
     assert record.url == url and record.gist_id == url.rsplit("/", 1)[1]
-    assert record.session == str(path.resolve()) and record.redacted
+    # the log keeps the path as the page shows it (its file name holds a token)
+    assert record.session == Redactor.create().redact_text(str(path.resolve())) and record.redacted
+    assert_no_leak([log_path(state)], plant.secrets)
     assert record.session_id == "0195a000-0000-7000-8000-000000000001"
     assert record.leaf == load_session(path).tree.leaf_id and record.revoked_at is None
     total = sum(record.secrets.values())
@@ -528,3 +530,22 @@ def test_a_hostile_title_makes_a_plain_one_line_description(
     assert desc.startswith("--desc=pi session: evil\u27eaU+202E\u27eb")
     assert not any(ord(c) < 32 or ord(c) == 0x7F for c in desc)
     assert "name second line" in desc
+
+
+def test_the_log_keeps_no_secret_a_path_holds_and_still_revokes_by_file(
+    runner: CliRunner, gh: FakeGh, state: Path, tmp_path: Path
+) -> None:
+    """A session path that holds a token is kept redacted (the log outlives the share, and
+    ``piexport shares`` prints it); ``--revoke-session FILE`` still finds the share."""
+    text, secret = fake("github-classic", 17)
+    folder = tmp_path / f"--srv-{text}--"
+    folder.mkdir()
+    path = folder / "2025-01-01T10-00-00-000Z_s.jsonl"
+    path.write_bytes(to_lines([*planted_session(Plant())[:2]]))
+    assert share(runner, str(path)).exit_code == 0
+    assert_no_leak([log_path(state)], {secret: "github-classic"})
+    listed = runner.invoke(cli, ["shares", "--format", "json"])
+    assert secret not in listed.stdout and "[REDACTED:github-token:" in listed.stdout
+    result = share(runner, "--revoke-session", str(path))
+    assert result.exit_code == 0, result.output
+    assert [r.revoked_at is not None for r in ShareLog(log_path(state)).records()] == [True]

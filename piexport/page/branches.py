@@ -103,15 +103,15 @@ def _side(v: SessionView, side: Side, line: str, pool: _Pool) -> dict[str, Any]:
         "line": line,
         "stop": _t(side.stop) if side.stop else None,
         "files": [
-            _t(p)
+            _t(v.session.derive(p))
             for p in sorted({shown_path(p, v.session.cwd) for p in side.figures.files_modified})
         ],
         "turns": [
             pool.add(
                 [
                     v.dom_of(t.entry),
-                    None if t.user is None else _t(plain_words(t.user)),
-                    _t(plain_words(t.answer)),
+                    None if t.user is None else _t(v.session.derive(plain_words(t.user))),
+                    _t(v.session.derive(plain_words(t.answer))),
                     t.tool_calls,
                     t.tool_errors,
                     _t(t.stop) if t.stop else None,

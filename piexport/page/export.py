@@ -16,7 +16,7 @@ from ..read.loader import load_session
 from ..read.model import Diagnostic, Session
 from ..read.selection import Selection, apply_selection, sharing_notice
 from ..report.subagents import session_outcome
-from ..share.redact import RedactionError, Redactor, redact_session, unrewritable
+from ..share.redact import RedactionError, Redactor, gate, redact_session
 from .parallel import default_workers
 from .render import RenderOptions, SiteNav, render_plain_parts, render_session_parts
 from .view import ChildRef, Origin, Subagent, build_view
@@ -73,23 +73,13 @@ def check_output(
     where: object,
     workers: int = 1,
     session: Session | None = None,
+    kind: str = "html",
 ) -> None:
-    """The final gate: raise ``RedactionError`` naming the rules (never the secrets) when the
-    rules still find something in text about to be written (or in a file written), and the
-    entries of ``session`` whose ids hold a secret (redaction never rewrites ids)."""
-    left = (
-        redactor.scan_file(text, workers)
-        if isinstance(text, Path)
-        else redactor.scan_text(text, workers)
-    )
-    if left:
-        rules = ", ".join(f"{name} ({n})" for name, n in left)
-        msg = f"{where}: not written: the redacted output still matches {rules}"
-        places = unrewritable(session, redactor) if session is not None else []
-        if places:
-            shown = ", ".join(places[:5]) + (", …" if len(places) > 5 else "")
-            msg += f"; a secret is in an id, which redaction never rewrites: entry at {shown}"
-        raise RedactionError(msg)
+    """The final gate (``share.redact.gate``): raise ``RedactionError`` naming the rules
+    (never the secrets) when the rules still find something in an output about to be
+    written (or in a file written), read as its reader reads it (``kind``: ``"html"`` for a
+    page or Markdown, ``"text"`` for JSON, CSV or a terminal)."""
+    gate(text, redactor, where, workers=workers, session=session, kind=kind)
 
 
 def export_session(

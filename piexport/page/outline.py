@@ -1,6 +1,9 @@
 """One-line summaries of entries, and the whole tree as text the way pi's ``/tree`` shows it.
 
-Shared by ``piexport tree`` and the page's navigator, so both describe an entry alike.
+Shared by ``piexport tree`` and the page's navigator, so both describe an entry alike. A
+summary joins lines, cuts and puts page words next to session text: it is made with the
+session's ``derive`` (``share.cut.Derive``), which redacts it as a whole when the session
+was redacted, so a row never holds a shape the redactor did not see.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from ..read.model import Entry, Session, content_text
 from ..read.system import describe_update, leading_system_ids
 from ..read.tree import flatten
 from ..report.files import is_windows_path, shown_path
-from ..share.cut import shorten
+from ..share.cut import PLAIN, Derive, shorten
 from .textsafe import plain_controls
 
 MAX_SUMMARY = 200
@@ -31,7 +34,8 @@ def terminal_safe(text: str) -> str:
 
 
 def _one_line(text: str, limit: int = MAX_SUMMARY) -> str:
-    return shorten(" ".join(text.split()), limit)
+    """One line, cut: a part of a summary, which is redacted as a whole once it is made."""
+    return PLAIN.line(text, limit)
 
 
 def _short_path(p: str) -> str:
@@ -39,8 +43,19 @@ def _short_path(p: str) -> str:
     return "~" + p[len(home) :] if home and p.startswith(home + "/") else p
 
 
-def tool_call_summary(name: Any, args: Any) -> str:
-    """``[bash: cmd]``, ``[read: path:1-20]``… as pi labels tool calls in its tree."""
+def tool_call_summary(name: Any, args: Any, derive: Derive) -> str:
+    """``[bash: cmd]``, ``[read: path:1-20]``… as pi labels tool calls in its tree, made
+    with the session's ``derive``."""
+    return derive(_tool_call_summary(name, args))
+
+
+def tool_call_target(name: Any, args: Any, derive: Derive) -> str:
+    """What a tool call's header names: ``path:1-20`` for read, the path for write and edit,
+    ``/pattern/ in path`` for grep…: its summary without ``[name: `` and ``]``."""
+    return derive(_tool_call_summary(name, args)[1:-1].split(": ", 1)[-1])
+
+
+def _tool_call_summary(name: Any, args: Any) -> str:
     a: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
 
     def path_arg(default: str = "") -> str:
@@ -147,9 +162,17 @@ def pair_tool_results(session: Session) -> dict[tuple[str, str], Entry]:
     return pairs
 
 
-def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]], leading: bool = False) -> str:
-    """A short description of one entry (role and first words, ``[bash: cmd]``…); ``leading``:
-    a system message that starts the prompt on its branch (``system.leading_system_ids``)."""
+def entry_summary(
+    entry: Entry, calls: Mapping[str, tuple[Any, Any]], derive: Derive, leading: bool = False
+) -> str:
+    """A short description of one entry (role and first words, ``[bash: cmd]``…), made with
+    the session's ``derive``: joined, cut and then redacted as the one line it is.
+    ``leading``: a system message that starts the prompt on its branch
+    (``system.leading_system_ids``)."""
+    return derive(_summary(entry, calls, leading))
+
+
+def _summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]], leading: bool = False) -> str:
     raw = entry.raw
     t = entry.type
     if t == "message":
@@ -170,7 +193,7 @@ def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]], leading: b
                 return "assistant: " + text
             content = msg.get("content")
             tools = [
-                tool_call_summary(b.get("name"), b.get("arguments"))
+                _tool_call_summary(b.get("name"), b.get("arguments"))
                 for b in (content if isinstance(content, list) else ())
                 if isinstance(b, dict) and b.get("type") == "toolCall"
             ]
@@ -184,7 +207,7 @@ def entry_summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]], leading: b
         if role == "toolResult":
             cid = msg.get("toolCallId")
             if isinstance(cid, str) and cid in calls:
-                return tool_call_summary(*calls[cid])
+                return _tool_call_summary(*calls[cid])
             return f"[{msg.get('toolName') or 'tool'}]"
         if role == "bashExecution":
             return "[bash]: " + _one_line(str(msg.get("command") or ""))
@@ -234,12 +257,13 @@ def render_tree_text(session: Session, *, ids: bool = False, width: int | None =
         marker = "• " if row.on_path else ""
         label = f"[{session.labels[row.id]}] " if row.id in session.labels else ""
         leaf = "  ← leaf" if row.id == session.tree.leaf_id else ""
-        text = terminal_safe(f"{label}{entry_summary(entry, calls, row.id in leading)}")
+        text = terminal_safe(f"{label}{_summary(entry, calls, row.id in leading)}")
         head = f"{terminal_safe(row.id):<{pad}}  " if ids else ""
         line = f"{head}{row.prefix()}{marker}{text}{leaf}"
-        if width is not None and len(line) > width:
-            line = line[: max(1, width - 1)] + "…"
-        lines.append(line)
+        if width is not None and len(line) > width:  # a cut: never inside a token
+            line = shorten(line, max(2, width))
+        # the whole row, as the terminal shows it, read as one line
+        lines.append(session.derive(line))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -290,25 +314,35 @@ def plain_words(text: str) -> str:
 
 
 def tree_row_text(
-    entry: Entry, calls: Mapping[str, tuple[Any, Any]], cwd: str | None, leading: bool = False
+    entry: Entry,
+    calls: Mapping[str, tuple[Any, Any]],
+    cwd: str | None,
+    derive: Derive,
+    leading: bool = False,
 ) -> str:
     """The page's tree row for one entry: ``entry_summary``'s words, but a tool call's path
     relative to the session's cwd and a command by its head (``command_head``), so the rows
     of a long session start with what tells them apart (``[read: src/cart.py]``,
     ``[bash: npm test]``), not with the same absolute path cut off; what a user or the
     model wrote as plain words (``plain_words``). ``piexport tree`` keeps
-    ``entry_summary``'s full words."""
+    ``entry_summary``'s full words. Made with the session's ``derive``, as the one line it
+    is."""
+    return derive(_tree_row(entry, calls, cwd, leading))
 
+
+def _tree_row(
+    entry: Entry, calls: Mapping[str, tuple[Any, Any]], cwd: str | None, leading: bool
+) -> str:
     def tool(name: Any, args: Any) -> str:
         if not isinstance(args, Mapping):
-            return tool_call_summary(name, args)
+            return _tool_call_summary(name, args)
         shown = dict(args)
         for key in _PATH_ARGS:
             if isinstance(shown.get(key), str):
                 shown[key] = shown_path(shown[key], cwd)
         if name == "bash" and isinstance(shown.get("command"), str):
             shown["command"] = command_head(shown["command"], cwd)
-        return tool_call_summary(name, shown)
+        return _tool_call_summary(name, shown)
 
     msg = entry.message
     role = msg.get("role") if entry.type == "message" and msg is not None else None
@@ -331,4 +365,4 @@ def tree_row_text(
         said = _one_line(plain_words(content_text(msg.get("content"))))
         if said:
             return f"{role}: {said}"
-    return entry_summary(entry, calls, leading)
+    return _summary(entry, calls, leading)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath, PureWindowsPath
@@ -29,7 +30,7 @@ from ..report.branches import duration, figures_line
 from ..report.files import files_touched
 from ..report.prices import estimate_message
 from ..report.summary import session_span
-from ..share.cut import safe_cut, shorten
+from ..share.cut import PLAIN, Derive, whole_cut
 from .ansi import ansi_to_html, escape_text
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
 from .branches import branch_panel
@@ -45,7 +46,7 @@ from .highlight import (
     style_css,
 )
 from .markdown import render_markdown
-from .outline import tool_call_summary
+from .outline import tool_call_target
 from .parallel import MIN_GROUPS, PageBudgets, default_workers, render_groups
 from .prefetch import prefetch
 from .textsafe import HIDDEN, SELECTORS, plain_controls, reveal_controls
@@ -90,22 +91,40 @@ def _ansi(text: Any) -> Markup:
     return Markup(ansi_to_html(text if isinstance(text, str) else str(text)))
 
 
+page_derive: ContextVar[Derive] = ContextVar("page_derive", default=PLAIN)
+"""The derive of the session whose page is being made (``share.cut.Derive``): whatever a
+template prints as text passes it, so text a template cuts, joins or puts together from
+session text is redacted as shown when the session was. Set by each page's render."""
+
+
 def _plain(text: Any) -> Markup:
-    return Markup(reveal_controls(escape_text(text if isinstance(text, str) else str(text))))
+    shown = page_derive.get()(text if isinstance(text, str) else str(text))
+    return Markup(reveal_controls(escape_text(shown)))
 
 
 @jinja2.pass_eval_context
 def _finalize(_ctx: EvalContext, value: Any) -> Any:
     """Every ``{{ … }}`` ends here: a string that reached a template without one of our
-    filters (the ``<title>``, an index cell, an attribute) still shows its bidi controls and
-    invisible characters, as plain marks. Our filters' Markup is final already.
+    filters (the ``<title>``, an index cell, an attribute) is made with the page's derive
+    and still shows its bidi controls and invisible characters, as plain marks. Our
+    filters' Markup is final already.
 
     It takes the evaluation context (unused) so that Jinja never calls it while compiling a
     template (on a constant ``{{ "…" }}``): compiled code must not depend on our Python
     (see ``compiled.py``)."""
     if isinstance(value, str) and not isinstance(value, Markup):
-        return plain_controls(value)
+        return plain_controls(page_derive.get()(value))
     return value
+
+
+def _truncate(
+    text: Any, length: int = 255, killwords: bool = False, end: str = "...", leeway: int = 5
+) -> str:
+    """Jinja's ``truncate``, never inside a redaction token, made with the page's derive."""
+    s = text if isinstance(text, str) else str(text)
+    if killwords:
+        return page_derive.get().cut(s, length, end) if len(s) > length + leeway else s
+    return page_derive.get().words(s, length, end, leeway)
 
 
 def _json(value: Any) -> str:
@@ -206,6 +225,7 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "markdown": _md,
     "ansi": _ansi,
     "plain": _plain,
+    "truncate": _truncate,
     "json": _json,
     "when": _when,
     "day_time": _day_time,
@@ -294,7 +314,7 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
         split_notice=split_notice,
         split_exit=split_exit,
         grep_groups=grep_groups,
-        tool_call_summary=tool_call_summary,
+        tool_call_target=tool_call_target,
         entry_open=entry_open,
         grep_list=grep_list,
         path_list=path_list,
@@ -345,6 +365,8 @@ def _page_parts(
 
 
 def _page(template: str, **variables: Any) -> str:
+    """A page of the site (an index, search): its text was made by the site's build."""
+    page_derive.set(PLAIN)
     return "".join(_page_parts(template, **variables))
 
 
@@ -519,10 +541,12 @@ def usage_kind(kind: Any) -> Markup:
 
 
 def replacement_preview(edit: Entry) -> str:
-    """The text a context edit puts in place of its target, on one line, cut short."""
+    """The text a context edit puts in place of its target, on one line, cut short (made
+    with the page's derive)."""
     rep = edit.raw.get("replacement")
-    text = content_text(rep.get("content"), " ") if isinstance(rep, dict) else ""
-    return shorten(" ".join(text.split()), 200) or "(no text)"
+    derive = page_derive.get()
+    text = content_text(rep.get("content"), " ", derive) if isinstance(rep, dict) else ""
+    return derive.line(text, 200) or "(no text)"
 
 
 def removed_sections(msg: Any) -> list[str]:
@@ -600,39 +624,46 @@ def render_session_parts(
     budget = HighlightBudget(options.highlight_chars)
     left = PageBudgets(budget, MAX_PAGE_TEXT_CHARS, MAX_PAGE_IMAGE_BYTES)
 
-    def cap(text: Any) -> str:
-        """The part of one block this page shows: within the block and the page budgets."""
-        full = text if isinstance(text, str) else str(text)
+    derive = view.session.derive
+
+    def capped(full: str) -> tuple[str, int]:
+        """The part of one block this page shows, within the block and the page budgets,
+        and how many characters it leaves out (a cut makes a new end: the session's
+        ``derive`` makes it)."""
         if left.text_left < min(MAX_BLOCK_CHARS, len(full)):
             left.text_cut = True
-        shown = full[: safe_cut(full, max(0, min(MAX_BLOCK_CHARS, left.text_left)))]
-        left.text_left -= len(shown)
-        return shown
+        end = whole_cut(full, max(0, min(MAX_BLOCK_CHARS, left.text_left)))
+        left.text_left -= end
+        return derive.block(full, end), len(full) - end
+
+    def cap(text: Any) -> str:
+        """The part of one block this page shows (see ``capped``)."""
+        return capped(text if isinstance(text, str) else str(text))[0]
 
     def code(text: Any, lang: str = "", path: str | None = None) -> Markup:
         full = text if isinstance(text, str) else str(text)
-        shown = cap(full)
+        shown, missing = capped(full)
         html = highlight_block(shown, lang, path=path, budget=budget)
-        return Markup(html) + cut_notice(len(full) - len(shown))
+        return Markup(html) + cut_notice(missing)
 
     def code_lines(text: Any, lang: str = "", path: str | None = None) -> tuple[list[str], int]:
         """Highlighted lines (for line numbers and previews) and how many characters were cut.
 
         Pygments closes its spans at every line end, so each line is whole HTML."""
         full = text if isinstance(text, str) else str(text)
-        shown = cap(full)
+        shown, missing = capped(full)
         lexer = lexer_for_path(path) if path else lexer_by_name(lang)
         html = highlight_code(shown, lexer, budget)
         # as many lines as the text has (a final newline ends a line, it does not start one);
         # lexers may add a newline of their own at the end
         count = shown.count("\n") + (0 if shown.endswith("\n") else 1)
-        return html.split("\n")[: max(count, 1)], len(full) - len(shown)
+        return html.split("\n")[: max(count, 1)], missing
 
     def output(full: Any, is_error: bool = False, ansi: bool = False) -> Markup:
         """Tool output: past PREVIEW_LINES folded, previewing its last lines when it is a
         terminal's (errors and summaries come last), else its first; cut at the caps."""
         full = full if isinstance(full, str) else str(full)
-        text = cap(full)
+        text, missing = capped(full)
         html = ansi_to_html if ansi else (lambda t: reveal_controls(escape_text(t)))
         err = " error" if is_error else ""
         n = _lines(text)
@@ -653,7 +684,7 @@ def render_session_parts(
                 f'<details class="fold output{err}">\n  <summary>{summary}</summary>\n'
                 f"  <pre>{html(text)}</pre>\n</details>\n"
             )
-        return Markup(out) + cut_notice(len(full) - len(text))
+        return Markup(out) + cut_notice(missing)
 
     def file_text(text: Any, path: str, start: Any = 1) -> Markup:
         """A file's text with line numbers from ``start``, folded past PREVIEW_LINES."""
@@ -698,6 +729,7 @@ def render_session_parts(
     }
 
     page_budget.set(budget)  # code fences in markdown count against the page too
+    page_derive.set(view.session.derive)  # what templates print from session text
     part = make_env().get_template("transcript.html.j2")
 
     def render_group(group: Sequence[Any]) -> str:
@@ -778,6 +810,7 @@ def render_plain_parts(
 ) -> Iterator[str]:
     """The page written when the full one could not be made in time: every entry as the
     JSON it was written as, escaped, with no markdown or colour (linear in the file)."""
+    page_derive.set(session.derive)
 
     def entries() -> Iterator[tuple[PlainEntry, str]]:
         doms = dom_ids(session)
@@ -787,9 +820,10 @@ def render_plain_parts(
             try:
                 text = dumps(e.raw)
             except (TypeError, ValueError, RecursionError):
-                text = repr(e.raw)[:MAX_BLOCK_CHARS]
-            if len(text) > MAX_BLOCK_CHARS:
-                text = text[:MAX_BLOCK_CHARS] + f"\n[{len(text) - MAX_BLOCK_CHARS} more characters]"
+                text = session.derive.block(repr(e.raw), MAX_BLOCK_CHARS)
+            if len(text) > MAX_BLOCK_CHARS:  # a cut: a new end, read again
+                more = f"\n[{len(text) - MAX_BLOCK_CHARS} more characters]"
+                text = session.derive.block(text, MAX_BLOCK_CHARS) + more
             yield PlainEntry(doms[e.id], e.line, e.type, str(role) if role else None, e.id), text
 
     return _page_parts(
@@ -886,6 +920,7 @@ def render_search_page(fields: Sequence[str], nav: SiteNav | None = None) -> str
     (``'self'``), which file:// allows where fetch, modules and WebAssembly are blocked."""
     from ..search.index import INDEX_VERSION
 
+    page_derive.set(PLAIN)
     css, viewer = _assets()
     js = viewer + "\n" + read_static("search.js")
     csp = (

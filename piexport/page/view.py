@@ -21,7 +21,6 @@ from ..read.tree import Row, flatten
 from ..report.branches import branch_summaries
 from ..report.stats import Figures, file_figures, path_figures
 from ..report.subagents import SessionOutcome
-from ..share.cut import shorten
 from .outline import pair_tool_results, tool_calls_by_id, tree_row_text
 
 _SAFE_ID = re.compile(r"^(?!x[0-9a-f]{12})[A-Za-z0-9_.:~-]{1,64}$")
@@ -244,7 +243,9 @@ def build_view(
             prefix=_prefix(row),
             on_path=row.on_path,
             label=session.labels.get(row.id),
-            text=tree_row_text(session.by_id[row.id], calls, session.cwd, row.id in leading),
+            text=tree_row_text(
+                session.by_id[row.id], calls, session.cwd, session.derive, row.id in leading
+            ),
             leaf=row.id == tree.leaf_id,
             is_end=row.id not in tree.children,
         )
@@ -255,7 +256,7 @@ def build_view(
     edit_notes, edit_status = _context_edits(session, out_of_context, numbers)
     return SessionView(
         session=session,
-        title=shorten(" ".join(title.split()), 200, ""),
+        title=session.derive.line(title, 200, ""),
         events=_events(session),
         # pi's tree leaves usage entries out (they pay for work, they say nothing)
         outline=[r for r in outline if session.by_id[r.id].type != "usage"],

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from ..share.cut import safe_cut, shorten
+from ..share.cut import PLAIN, TITLE_CHARS, Derive
 
 JSON: TypeAlias = dict[str, Any]
 
@@ -169,6 +169,9 @@ class Session:
     diagnostics: list[Diagnostic]
     lines_read: int = 0
     """Non-blank lines in the file: each became the header, an entry or a diagnostic."""
+    derive: Derive = field(default=PLAIN, repr=False, compare=False)
+    """Makes every text shown from this session's text (titles, previews, cuts, joins, rows):
+    it redacts what it makes when the session was redacted (``share.cut.Derive``)."""
 
     @property
     def id(self) -> str | None:
@@ -200,51 +203,48 @@ class Session:
         """The title with its parts apart (a chip such as ``skill: name``, the text, and
         the raw first line), for pages that show the chip as a chip."""
         if self.name:
-            name = " ".join(self.name.split())
+            name = self.derive.line(self.name)
             return Title(name, None, name)
         first = self.first_user_text()
-        return title_of(first) if first else None
+        return title_of(first, derive=self.derive) if first else None
 
     def first_user_text(self) -> str | None:
-        """Text of the first user message in the file, the fallback title pi uses."""
+        """Text of the first user message in the file, the fallback title pi uses (its text
+        blocks joined, as shown: see ``derive``)."""
         for e in self.entries:
             if e.role == "user":
-                text = content_text((e.message or {}).get("content"))
+                text = self.derive.join(text_blocks((e.message or {}).get("content")), "")
                 if text.strip():
                     return text
         return None
 
 
-def content_text(content: Any, sep: str = "") -> str:
-    """The text of a message's content (a string or a list of blocks, joined by ``sep``),
-    images skipped."""
+def text_blocks(content: Any) -> list[str]:
+    """The texts of a message's content (a string, or the text blocks of a list), images
+    skipped."""
     if isinstance(content, str):
-        return content
+        return [content]
     if isinstance(content, list):
-        return sep.join(
+        return [
             b["text"]
             for b in content
             if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str)
-        )
-    return ""
+        ]
+    return []
 
 
-TITLE_CHARS = 100
+def content_text(content: Any, sep: str = "", derive: Derive = PLAIN) -> str:
+    """The text of a message's content (a string or a list of blocks, joined by ``sep``),
+    images skipped. Text joined for display is made with the session's ``derive``: blocks
+    side by side read as one text."""
+    return derive.join(text_blocks(content), sep) if not isinstance(content, str) else content
 
 
 def short_title(text: str, limit: int = TITLE_CHARS) -> str:
     """The first non-blank line of ``text``, spaces collapsed, cut at a word boundary
-    near ``limit`` characters (with "…"); a word longer than that is cut inside."""
-    line = next((ln for ln in text.split("\n") if ln.strip()), "")
-    flat = " ".join(line.split())
-    if len(flat) <= limit:
-        return flat
-    cut = flat[:limit]
-    space = cut.rfind(" ")
-    if space >= limit // 2:
-        cut = cut[:space]
-    cut = cut[: safe_cut(flat, len(cut))]  # never half a redaction token
-    return cut.rstrip(" ,;:.-") + "…"
+    near ``limit`` characters (with "…"); a word longer than that is cut inside. (With a
+    session's redaction: ``session.derive.title``.)"""
+    return PLAIN.title(text, limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,13 +279,15 @@ def _first_line(text: str) -> str:
     return " ".join(next((ln for ln in text.split("\n") if ln.strip()), "").split())
 
 
-def title_of(text: str, limit: int = TITLE_CHARS) -> Title:
+def title_of(text: str, limit: int = TITLE_CHARS, derive: Derive = PLAIN) -> Title:
     """A title from the first user message: a ``<skill …>`` block (how pi sends a skill) or
     ``<file …>`` blocks (files given on the command line) become a chip and the words after
     them the text; so does a leading ``/command``; heading and quote marks, ``**`` and
     code backticks go.
-    The one place titles are derived, so what redacts derived text sees every title."""
-    raw = shorten(_first_line(text.lstrip()[: 4 * RAW_TITLE_CHARS]), RAW_TITLE_CHARS)
+    The one place titles are derived: each part is made with ``derive`` (the session's:
+    it redacts what it makes when the session was redacted)."""
+    head = text.lstrip()[: 4 * RAW_TITLE_CHARS]  # a title shows ~limit characters: read no more
+    raw = derive.line(next((ln for ln in head.split("\n") if ln.strip()), ""), RAW_TITLE_CHARS)
     chip: str | None = None
     rest = text
     skill = _SKILL.match(text)
@@ -308,4 +310,8 @@ def title_of(text: str, limit: int = TITLE_CHARS) -> Title:
     if heading != line:  # "## Title ##": the closing marks go with the opening ones
         line = _CLOSING_HASHES.sub("", heading)
     line = _STRONG.sub(r"\2", line).strip()
-    return Title(short_title(line, limit) if line else "", chip, raw)
+    return Title(
+        derive(PLAIN.title(line, limit)) if line else "",
+        derive(chip) if chip else chip,
+        raw,
+    )

@@ -86,6 +86,7 @@ def apply_selection(session: Session, selection: Selection) -> Session:
         name=session.name,
         diagnostics=list(session.diagnostics),
         lines_read=session.lines_read,
+        derive=session.derive,
     )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ..read.figures import utc_text
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import flatten
-from ..share.cut import shorten
+from ..share.cut import Derive
 from .files import shown_path
 from .stats import Figures, compute_figures
 
@@ -24,9 +24,10 @@ LINE_CHARS = 160
 ENDED_BADLY = ("error", "aborted")
 
 
-def one_line(text: str, limit: int = LINE_CHARS) -> str:
-    """Text on one line, spaces collapsed, cut near ``limit`` (never inside a redaction)."""
-    return shorten(" ".join(text.split()), limit)
+def one_line(text: str, derive: Derive, limit: int = LINE_CHARS) -> str:
+    """Text on one line, spaces collapsed, cut near ``limit``: made with the session's
+    ``derive`` (joined lines and a cut are read again when the session was redacted)."""
+    return derive.line(text, limit)
 
 
 def iso(ms: int | None) -> str | None:
@@ -34,8 +35,9 @@ def iso(ms: int | None) -> str | None:
     return None if stamp is None or ms is None else stamp + f"{ms % 1000:03d}Z"
 
 
-def message_text(entry: Entry) -> str:
-    return content_text((entry.message or {}).get("content"))
+def message_text(entry: Entry, derive: Derive) -> str:
+    """A message's text blocks as one text (made with the session's ``derive``)."""
+    return content_text((entry.message or {}).get("content"), "", derive)
 
 
 @dataclass(slots=True)
@@ -159,12 +161,12 @@ def last_texts(session: Session, path: list[str]) -> tuple[str, str, str | None]
                 stop = raw if isinstance(raw, str) else None
                 seen_stop = True
             if not answer:
-                answer = message_text(e).strip()
+                answer = message_text(e, session.derive).strip()
         elif role == "user" and not user:
-            user = message_text(e).strip()
+            user = message_text(e, session.derive).strip()
         if user and answer and seen_stop:
             break
-    return one_line(user), one_line(answer), stop
+    return one_line(user, session.derive), one_line(answer, session.derive), stop
 
 
 def describe(session: Session, leaf: str, shared: int, current: bool, fork: str | None) -> Branch:
@@ -205,7 +207,7 @@ def list_branches(session: Session) -> list[Branch]:
         out.append(describe(session, leaf, shared, current, fork))
     left = branch_summaries(session)
     for sid, left_at in left.items():
-        text = one_line(str(session.by_id[sid].raw.get("summary") or ""), 400)
+        text = one_line(str(session.by_id[sid].raw.get("summary") or ""), session.derive, 400)
         for b in out:
             if left_at in b.own:
                 b.summaries.append((sid, text))
@@ -267,7 +269,8 @@ def duration(seconds: float) -> str:
 
 
 def branches_text(session: Session) -> str:
-    """What ``piexport branches`` prints: one block per leaf (terminal-safe by the caller)."""
+    """What ``piexport branches`` prints: one block per leaf (terminal-safe by the caller,
+    which also reads each line it prints again with the session's ``derive``)."""
     branches = list_branches(session)
     header = session.header
     lines: list[str] = []

@@ -138,13 +138,13 @@ def turns_of(
             out.append(memo[key])
             continue
         first = session.by_id[group[0]]
-        request = message_text(first) if first.role == "user" else None
+        request = message_text(first, session.derive) if first.role == "user" else None
         figures = compute_figures(session.by_id[i] for i in group)
         _user, answer, stop = last_texts(session, group)
         has_assistant = figures.messages.get("assistant", 0) > 0
         turn = Turn(
             entry=group[0],
-            user=one_line(request) if request is not None else None,
+            user=one_line(request, session.derive) if request is not None else None,
             answer=answer,
             tool_calls=sum(figures.tool_calls.values()),
             tool_errors=figures.tool_errors,
@@ -232,7 +232,7 @@ def file_versions(
         if name == "write" and isinstance(args.get("content"), str):
             text[file], _ = args["content"], why.pop(file, None)
         elif name == "read":
-            body, notice = split_notice(message_text(e))
+            body, notice = split_notice(message_text(e, session.derive))
             whole = "offset" not in args and "limit" not in args and notice is None
             if whole and text.get(file) is None:
                 text[file], _ = body, why.pop(file, None)
@@ -249,7 +249,8 @@ def file_versions(
                     if before.count(old) != 1:
                         text[file], why[file] = None, "an edit does not match the text rebuilt"
                         break
-                    before = before.replace(old, new, 1)
+                    at = before.index(old)  # the text around an edit is new: derive reads it
+                    before = session.derive.join([before[:at], new, before[at + len(old) :]], "")
                 else:
                     text[file] = before
     return text, why, first
@@ -387,8 +388,10 @@ def _money(cost: float) -> str:
 def compare_markdown(session: Session, c: Comparison) -> str:
     """The comparison for a pull request comment or a CI report: safe where HTML renders."""
 
+    derive = session.derive
+
     def name(side: Side) -> str:
-        labels = f" ({inline_text(', '.join(side.labels))})" if side.labels else ""
+        labels = f" ({inline_text(derive.join(side.labels, ', '))})" if side.labels else ""
         return f"{code_span(side.leaf)}{labels}"
 
     title = session.title or "pi session"
@@ -414,6 +417,8 @@ def compare_markdown(session: Session, c: Comparison) -> str:
         if i is None:
             return "—"
         t = side.turns[i]
+        if t.user and t.answer:  # the request and its answer read as one line: one text
+            return inline_text(derive.join([t.user, t.answer], " → "))
         asked = inline_text(t.user) if t.user is not None else "_(continues the shared turn)_"
         extra = f" → {inline_text(t.answer)}" if t.answer else ""
         return asked + extra
@@ -442,4 +447,5 @@ def compare_markdown(session: Session, c: Comparison) -> str:
         if fc.diff:
             lines += ["", "<details>", f"<summary>{html_text('diff A → B: ' + fc.path)}</summary>"]
             lines += ["", code_fence(fc.diff, "diff"), "", "</details>"]
-    return "\n".join(lines) + "\n"
+    # our one-line encoders (code spans, table cells, <summary>) join lines: read again
+    return derive.markdown("\n".join(lines)) + "\n"

@@ -14,6 +14,7 @@ from ..read.context import build_session_context
 from ..read.jsonutil import dumps, output_json
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.system import current_system, describe_update, leading_system_ids
+from ..share.cut import PLAIN
 from .mdsafe import code_fence, code_span, html_text, inline_text, message_markdown
 
 
@@ -168,7 +169,7 @@ def _tool_markdown(block: JSON, result: Entry | None) -> list[str]:
             body += "\n\nNested calls:\n\n" + code_fence(nested)
     else:
         body += "\n\n_No result recorded._"
-    return _details(tool_call_summary(name, args), body)
+    return _details(tool_call_summary(name, args, PLAIN), body)
 
 
 _STATUS = {"ok": "ok", "error": "error", "unfinished": "unfinished"}
@@ -216,7 +217,9 @@ def session_markdown(session: Session, leaf_id: str | None = None) -> str:
     leading = leading_system_ids(session)
     for e in path:
         lines += _entry_markdown(e, results, shown, leading)
-    return "\n".join(lines).rstrip() + "\n"
+    # everything above joins, cuts or puts session text on one line: it is read again as it
+    # shows, with the session's derive (outside code a line at a time, each code block whole)
+    return session.derive.markdown("\n".join(lines).rstrip()) + "\n"
 
 
 def session_json(session: Session, leaf_id: str | None = None) -> str:

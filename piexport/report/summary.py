@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..read.figures import utc_text
 from ..read.model import JSON, Session, content_text
 from ..read.tree import timestamp_ms
-from ..share.cut import shorten
+from ..share.cut import Derive
 from .files import shown_path
 from .mdsafe import code_fence, inline_text
 from .stats import Figures, compute_figures, file_figures
@@ -123,9 +123,9 @@ def _link_ok(link: str) -> bool:
     )
 
 
-def _trim(text: str, limit: int = TRIM) -> str:
-    text = text.strip()
-    return shorten(text, limit, strip=True)
+def _trim(text: str, derive: Derive, limit: int = TRIM) -> str:
+    """The start of a text, cut near ``limit`` (made with the session's ``derive``)."""
+    return derive.cut(text.strip(), limit, strip=True)
 
 
 def _cost_cell(fig: Figures) -> str:
@@ -146,19 +146,22 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     entries = session.path_entries(leaf_id)
     fig: Figures = compute_figures(entries, estimate=True)
     data = summary_json(session, leaf_id)
+    derive = session.derive
     asked = next(
         (
-            content_text((e.message or {}).get("content"))
+            text
             for e in entries
-            if e.role == "user" and content_text((e.message or {}).get("content")).strip()
+            if e.role == "user"
+            and (text := content_text((e.message or {}).get("content"), "", derive)).strip()
         ),
         "",
     )
     outcome = next(
         (
-            content_text((e.message or {}).get("content"))
+            text
             for e in reversed(entries)
-            if e.role == "assistant" and content_text((e.message or {}).get("content")).strip()
+            if e.role == "assistant"
+            and (text := content_text((e.message or {}).get("content"), "", derive)).strip()
         ),
         "",
     )
@@ -167,8 +170,8 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     lines = [f"### pi session: {inline_text(title)}", ""]
     if link and _link_ok(link):
         lines += [f"[Open the full transcript](<{link}>)", ""]
-    lines += ["**Asked**", "", code_fence(_trim(asked) or "(no user message)"), ""]
-    lines += ["**Outcome**", "", code_fence(_trim(outcome) or "(no assistant text)"), ""]
+    lines += ["**Asked**", "", code_fence(_trim(asked, derive) or "(no user message)"), ""]
+    lines += ["**Outcome**", "", code_fence(_trim(outcome, derive) or "(no assistant text)"), ""]
     stops = [(e.message or {}).get("stopReason") for e in entries if e.role == "assistant"]
     last_stop = stops[-1] if stops else None
     lines += [
@@ -185,7 +188,8 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
         lines += [f"**The last turn ended with `{last_stop}`.**", ""]
     if fig.files_modified:
         shown = sorted({shown_path(p, session.cwd) for p in fig.files_modified})
-        lines += ["**Files modified**", "", code_fence("\n".join(shown)), ""]
+        lines += ["**Files modified**", "", code_fence(derive.join(shown, "\n")), ""]
     if session.diagnostics:
         lines += [f"_{len(session.diagnostics)} problem(s) reading the session file._", ""]
-    return "\n".join(lines)
+    # our one-line encoders (a code span, a heading) join lines: read again
+    return derive.markdown("\n".join(lines))

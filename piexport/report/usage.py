@@ -21,6 +21,7 @@ from ..page.textsafe import plain_controls
 from ..read.figures import chartable, utc_text
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
+from ..share.cut import shorten_left
 from .mdsafe import newlines
 from .stats import Figures, compute_figures, usage_source
 
@@ -446,8 +447,9 @@ def _cells(data: JSON, columns: tuple[tuple[str, str], ...] = COLUMNS) -> list[s
 
 
 def _fit(text: str, width: int) -> str:
-    """Cut on the left (paths and models end in what tells them apart)."""
-    return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
+    """Cut on the left (paths and models end in what tells them apart), never inside a
+    redaction token."""
+    return shorten_left(text, width)
 
 
 def _fit_end(text: str, width: int) -> str:

@@ -71,8 +71,10 @@ class Result:
 
 
 def _folder(
-    root: Path, fields: frozenset[str] | None, problems: list[str]
+    root: Path, fields: frozenset[str] | None, problems: list[str], redactor: Any = None
 ) -> Iterator[tuple[str, str, list[JSON]]]:
+    """Each session's rows; with a ``redact.Redactor``, of the session as redacted (what a
+    redacted site's index holds)."""
     from ..site.build import discover
 
     for path in discover(root):
@@ -84,6 +86,10 @@ def _folder(
         except Exception as exc:
             problems.append(f"{path}: could not be read: {exc!r}")
             continue
+        if redactor is not None:
+            from ..share.redact import redact_session
+
+            session = redact_session(session, redactor)
         lines = {e.id: e.line for e in session.entries}
         rows = [
             {
@@ -377,13 +383,14 @@ def run_search(
     fields: frozenset[str] | None = None,
     problems: list[str] | None = None,
     limit: int = 0,
+    redactor: Any = None,
 ) -> tuple[list[list[Result]], bool]:
     """Results grouped per session, best first, and whether every word matched. Files that
     cannot be read are named in ``problems`` and left out. With ``limit``, the groups may
     stop once they hold that many hits (a site's texts are then read only for them)."""
     problems = problems if problems is not None else []
     if site is None:
-        return _ranked(list(_folder(root or Path("."), fields, problems)), q)
+        return _ranked(list(_folder(root or Path("."), fields, problems, redactor)), q)
     try:
         if limit:
             return _site_first(site, q, limit)

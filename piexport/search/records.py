@@ -17,6 +17,7 @@ from ..page.ansi import strip_ansi
 from ..read.jsonutil import finite_number
 from ..read.model import Entry, Session, content_text
 from ..read.tree import timestamp_ms
+from ..share.cut import Derive
 
 ROLES = (
     "user",
@@ -91,8 +92,9 @@ def _arg_text(value: Any, out: list[str], depth: int = 0) -> None:
             out.append(str(value))
 
 
-def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
-    """(role, tool, text, error) of each searchable part of one entry."""
+def _parts(entry: Entry, derive: Derive) -> Iterator[tuple[str, str, str, bool]]:
+    """(role, tool, text, error) of each searchable part of one entry; text joined from
+    several parts is made with the session's ``derive``."""
     raw = entry.raw
     kind = entry.type
     if kind == "message":
@@ -101,7 +103,7 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
         role = msg.get("role")
         content = msg.get("content")
         if role == "user":
-            yield "user", "", content_text(content, "\n\n"), False
+            yield "user", "", content_text(content, "\n\n", derive), False
         elif role == "assistant":
             failed = msg.get("stopReason") in ("error", "aborted")
             texts, thinking, calls = [], [], []
@@ -119,21 +121,23 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
                     tools.append(name)
                     parts = [name]
                     _arg_text(block.get("arguments"), parts)
-                    calls.append("\n".join(parts))
+                    calls.append(derive.join(parts, "\n"))
             if isinstance(content, str):
                 texts.append(content)
             error = _s(msg.get("errorMessage"))
             if texts or error or failed:
-                yield "assistant", "", "\n\n".join([*texts, error]).strip("\n"), failed
+                said = derive.join([*texts, error] if error else texts, "\n\n").strip("\n")
+                yield "assistant", "", said, failed
             if thinking:
-                yield "thinking", "", "\n\n".join(thinking), False
+                yield "thinking", "", derive.join(thinking, "\n\n"), False
             if calls:
-                yield "tool", " ".join(dict.fromkeys(tools)), "\n\n".join(calls), False
+                tool_names = derive.join(dict.fromkeys(tools), " ")
+                yield "tool", tool_names, derive.join(calls, "\n\n"), False
         elif role == "toolResult":
             yield (
                 "output",
                 _s(msg.get("toolName")),
-                strip_ansi(content_text(content, "\n\n")),
+                strip_ansi(content_text(content, "\n\n", derive)),
                 msg.get("isError") is True,
             )
             nested = msg.get("nestedCalls")
@@ -146,12 +150,12 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
                         parts = [_s(c.get("name"))]
                         _arg_text(c.get("arguments"), parts)
                         parts.append(_s(c.get("error")))
-                        texts.append("\n".join(filter(None, parts)))
-                names_seen = " ".join(dict.fromkeys(filter(None, names)))
+                        texts.append(derive.join(filter(None, parts), "\n"))
+                names_seen = derive.join(dict.fromkeys(filter(None, names)), " ")
                 failed = any(isinstance(c, Mapping) and c.get("status") == "error" for c in done)
-                yield "tool", names_seen, "\n\n".join(texts), failed
+                yield "tool", names_seen, derive.join(texts, "\n\n"), failed
         elif role == "system":  # the prompt and tools (pi 1.5)
-            yield "system", "", _system_text(msg), False
+            yield "system", "", _system_text(msg, derive), False
         elif role == "bashExecution":
             code = msg.get("exitCode")
             failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
@@ -160,39 +164,44 @@ def _parts(entry: Entry) -> Iterator[tuple[str, str, str, bool]]:
         elif role in ("branchSummary", "compactionSummary"):
             yield "summary", "", _s(msg.get("summary")), False
         else:  # custom and unknown roles
-            yield "custom", "", content_text(content, "\n\n"), False
+            yield "custom", "", content_text(content, "\n\n", derive), False
     elif kind == "compaction" and isinstance(raw.get("systemMessage"), Mapping):
         yield "summary", "", _s(raw.get("summary")), False
-        yield "system", "", _system_text(raw["systemMessage"]), False
+        yield "system", "", _system_text(raw["systemMessage"], derive), False
     elif kind in ("compaction", "branch_summary"):
         yield "summary", "", _s(raw.get("summary")), False
     elif kind == "custom_message":
-        text = content_text(raw.get("content"), "\n\n")
-        yield "custom", "", "\n".join(filter(None, [_s(raw.get("customType")), text])), False
+        text = content_text(raw.get("content"), "\n\n", derive)
+        yield (
+            "custom",
+            "",
+            derive.join(filter(None, [_s(raw.get("customType")), text]), "\n"),
+            False,
+        )
     elif kind == "label":
         yield "label", "", _s(raw.get("label")), False
     elif kind == "context_edit":  # what the model saw instead of an earlier entry
         rep = raw.get("replacement")
-        text = content_text(rep.get("content"), "\n\n") if isinstance(rep, Mapping) else ""
+        text = content_text(rep.get("content"), "\n\n", derive) if isinstance(rep, Mapping) else ""
         yield "custom", "", text, False
     elif kind == "usage":
         what = [
             _s(raw.get("kind")),
-            "/".join(filter(None, [_s(raw.get("provider")), _s(raw.get("model"))])),
+            derive.join(filter(None, [_s(raw.get("provider")), _s(raw.get("model"))]), "/"),
         ]
-        yield "other", "", "\n".join(filter(None, [*what, _s(raw.get("note"))])), False
+        yield "other", "", derive.join(filter(None, [*what, _s(raw.get("note"))]), "\n"), False
     elif kind == "session_info":
         yield "name", "", _s(raw.get("name")), False
     elif kind not in ("model_change", "thinking_level_change", "custom"):
         values: list[str] = []
         _arg_text({k: v for k, v in raw.items() if k not in ("id", "parentId", "type")}, values)
-        yield "other", "", "\n".join(values), False
+        yield "other", "", derive.join(values, "\n"), False
 
 
-def _system_text(msg: Mapping[str, Any]) -> str:
+def _system_text(msg: Mapping[str, Any], derive: Derive) -> str:
     """A system message's words: its instructions, each section, each tool's name and
-    description (the parameters are the tool's, not the user's)."""
-    parts = [content_text(msg.get("content"), "\n\n")]
+    description (the parameters are the tool's, not the user's), joined with ``derive``."""
+    parts = [content_text(msg.get("content"), "\n\n", derive)]
     sections = msg.get("sections")
     if isinstance(sections, Mapping):
         parts += [f"{name}\n{_s(v)}" for name, v in sections.items()]
@@ -200,7 +209,7 @@ def _system_text(msg: Mapping[str, Any]) -> str:
     for t in tools if isinstance(tools, list) else ():
         if isinstance(t, Mapping):
             parts.append(f"{_s(t.get('name'))}: {_s(t.get('description'))}")
-    return "\n\n".join(p for p in parts if p)
+    return derive.join((p for p in parts if p), "\n\n")
 
 
 def session_records(session: Session, fields: frozenset[str] | None = None) -> list[Record]:
@@ -208,20 +217,24 @@ def session_records(session: Session, fields: frozenset[str] | None = None) -> l
     from ..page.view import dom_ids  # here: the CLI reads FIELDS without loading the view
 
     doms = dom_ids(session)
+    derive = session.derive
     out: list[Record] = []
     model = ""
     for e in session.entries:
         raw = e.raw
         if e.type == "model_change":
-            model = "/".join(filter(None, [_s(raw.get("provider")), _s(raw.get("modelId"))]))
+            model = derive.join(
+                filter(None, [_s(raw.get("provider")), _s(raw.get("modelId"))]), "/"
+            )
         msg = raw.get("message") if e.type == "message" else None
         own = model
         if isinstance(msg, Mapping) and msg.get("role") == "assistant":
-            own = "/".join(filter(None, [_s(msg.get("provider")), _s(msg.get("model"))])) or model
+            own = derive.join(filter(None, [_s(msg.get("provider")), _s(msg.get("model"))]), "/")
+            own = own or model
             model = own
         when = timestamp_ms(e.timestamp)
         label = session.labels.get(e.id, "")
-        for role, tool, text, error in _parts(e):
+        for role, tool, text, error in _parts(e, derive):
             wanted = role if role != "other" else "custom"
             if fields is not None and wanted not in fields:
                 continue
@@ -229,7 +242,15 @@ def session_records(session: Session, fields: frozenset[str] | None = None) -> l
                 continue
             out.append(
                 Record(
-                    e.id, doms[e.id], role, tool, own, when, error, label, text[:MAX_RECORD_CHARS]
+                    e.id,
+                    doms[e.id],
+                    role,
+                    tool,
+                    own,
+                    when,
+                    error,
+                    label,
+                    derive.block(text, MAX_RECORD_CHARS),  # a cut: a new end
                 )
             )
     return out

@@ -12,6 +12,7 @@ never interleave. The file is private (0600): a secret gist's URL is all it take
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sys
 from collections.abc import Iterator, Mapping
@@ -26,7 +27,15 @@ import platformdirs
 from ..errors import OutputError
 from ..read.jsonutil import output_json
 
-__all__ = ["STATE_ENV", "ShareLog", "ShareRecord", "default_log_path", "now_iso", "state_dir"]
+__all__ = [
+    "STATE_ENV",
+    "ShareLog",
+    "ShareRecord",
+    "default_log_path",
+    "now_iso",
+    "session_key",
+    "state_dir",
+]
 
 STATE_ENV = "PIEXPORT_STATE_DIR"
 LOG_NAME = "shares.jsonl"
@@ -56,7 +65,8 @@ class ShareRecord:
 
     shared_at: str
     session: str
-    """The session file, as an absolute path."""
+    """The session file, as an absolute path (redacted when the page was: a folder or file
+    name can hold a token, and the log outlives the share)."""
     session_id: str | None
     leaf: str | None
     """The entry the shown branch ends at."""
@@ -71,6 +81,9 @@ class ShareRecord:
     revoked_at: str | None = None
     version: str = ""
     """The piexport that shared it."""
+    session_key: str | None = None
+    """:func:`session_key` of the session file's absolute path, so ``--revoke-session``
+    finds a share whose path was redacted."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +99,7 @@ class ShareRecord:
             "selection": dict(self.selection),
             "revokedAt": self.revoked_at,
             "piexport": self.version,
+            "sessionKey": self.session_key,
         }
 
     @classmethod
@@ -115,7 +129,18 @@ class ShareRecord:
             viewer_url=_opt_str(obj.get("viewerUrl")),
             revoked_at=_opt_str(obj.get("revokedAt")),
             version=str(obj.get("piexport") or ""),
+            session_key=_opt_str(obj.get("sessionKey")),
         )
+
+    def is_of(self, path: str) -> bool:
+        """Whether this share is of the session file at ``path`` (absolute)."""
+        return self.session == path or self.session_key == session_key(path)
+
+
+def session_key(path: str) -> str:
+    """A session file's absolute path as the log can keep it: a SHA-256, which names the
+    file without holding what its path holds."""
+    return hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _opt_str(value: Any) -> str | None:

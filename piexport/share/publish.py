@@ -26,9 +26,8 @@ from ..page.outline import terminal_safe
 from ..read.model import Session
 from ..read.selection import Selection
 from ..site.build import page_name
-from .cut import shorten
 from .gist import GistError, check_gh, create_gist, delete_gist, gist_id_from
-from .log import ShareLog, ShareRecord, now_iso
+from .log import ShareLog, ShareRecord, now_iso, session_key
 from .redact import Redactor
 
 __all__ = ["ShareResult", "revoke", "share", "viewer_link"]
@@ -76,17 +75,20 @@ def share(
         text = description if description is not None else f"pi session: {title}"
         # one line, no control characters (a NUL cannot even be an argument), bidi
         # controls and invisible characters shown as marks, as the page's title shows them
-        text = shorten(" ".join(terminal_safe(text).split()), 200)
+        text = session.derive.line(terminal_safe(text), 200)
         if redactor is not None:
             # what gh sends besides the page: the gist's description and file name
-            check_output(f"{text}\n{page.name}", redactor, "gist description", session=session)
+            shown = f"{text}\n{page.name}"
+            check_output(shown, redactor, "gist description", session=session, kind="text")
         gist = create_gist(gh, page, text)
     finally:
         with held(), contextlib.suppress(OSError):
             shutil.rmtree(folder)
+    resolved = str(source.resolve())
     record = ShareRecord(
         shared_at=now_iso(),
-        session=str(source.resolve()),
+        # the log keeps the path as the page shows it: redacted when the page is
+        session=resolved if redactor is None else redactor.redact_text(resolved, count=False),
         session_id=session.header.id if session.header else None,
         leaf=session.tree.leaf_id,
         gist_id=gist.id,
@@ -97,6 +99,7 @@ def share(
         selection=_selection_json(selection),
         viewer_url=viewer_link(viewer, gist.id),
         version=__version__,
+        session_key=session_key(resolved),
     )
     try:
         log.add(record)
@@ -147,7 +150,7 @@ def revoke(
         chosen.append(by_id[gist_id])
     if session_file is not None:
         wanted = str(session_file.resolve())
-        found = [r for r in records if r.session == wanted]
+        found = [r for r in records if r.is_of(wanted)]
         if not found:
             raise GistError(f"{session_file}: no share of this session in {log.path}")
         chosen += found

@@ -16,9 +16,12 @@ written page as a final gate.
 from __future__ import annotations
 
 import bisect
+import csv
 import hashlib
 import hmac
 import html
+import io
+import itertools
 import json
 import re
 import unicodedata
@@ -32,6 +35,7 @@ from urllib.parse import unquote
 
 from ..errors import PiexportError
 from ..read.model import JSON, Diagnostic, Entry, Session, SessionHeader
+from .cut import FENCE, Derive, fence_step
 from .cut import TOKEN as _TOKEN
 
 if TYPE_CHECKING:
@@ -42,6 +46,7 @@ __all__ = [
     "RedactionError",
     "Redactor",
     "Rule",
+    "gate",
     "load_redact_config",
     "redact_session",
     "redaction_report",
@@ -96,6 +101,9 @@ def _rule(
 
 
 _END = r"(?![A-Za-z0-9_-])"
+_GAP = r"[ \t]{0,3}(?:\r?\n[ \t]{0,8})?"
+"""Space between a quoted key and its value: on one line, or the value on the next line.
+Never a blank line: two paragraphs (two blocks of a page) are two texts."""
 _SECRET_WORDS = (
     r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
     r"|CLIENT_?SECRET|CREDENTIALS?|AUTH_?TOKEN)"
@@ -348,16 +356,24 @@ def builtin_rules() -> tuple[Rule, ...]:
         ),
         _rule(
             "secret-assignment",
-            r"(?P<kq>[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)\s{0,3}[:=]>?\s{0,3}"
-            r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
+            r"(?P<kq>[\"'])[\w.-]{0,40}"
+            + _SECRET_WORDS_LOWER
+            + r"(?P=kq)"
+            + _GAP
+            + "[:=]>?"
+            + _GAP
+            + r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
             _WORDS_KEYS,
             generic=True,
             flags=re.IGNORECASE,
         ),
         _rule(  # the same inside a string: {\"password\":\"…\"} (escaped once, twice, thrice)
             "secret-assignment",
-            r"(?P<kq>\\{1,7}[\"'])[\w.-]{0,40}" + _SECRET_WORDS_LOWER + r"(?P=kq)[:=]>?\s{0,3}"
-            r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
+            r"(?P<kq>\\{1,7}[\"'])[\w.-]{0,40}"
+            + _SECRET_WORDS_LOWER
+            + r"(?P=kq)[:=]>?"
+            + _GAP
+            + r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
             "\\\": \\': \\\"= \\'=",
             generic=True,
             flags=re.IGNORECASE,
@@ -474,8 +490,17 @@ def _fast_normal(text: str) -> str:
     there is anything to replace, and for scanning)."""
     if text.isascii():
         return text
+    if _MARK_START in text:
+        text = _MARK.sub("", text)
     text = _format_chars().sub("", text)
     return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
+_MARK_START = "\u27ea"
+_MARK = re.compile("\u27eaU\\+[0-9A-F]{4,6}\u27eb")
+"""``⟪U+200B⟫``: how outputs show a character that draws as nothing (``textsafe``). It
+stands for that character, which normalising removes: ``AKIA⟪U+FE0F⟫IOSF…`` is the key it
+shows, and ``PASSWORD=⟪U+200B⟫`` holds no value."""
 
 
 def _normalise(text: str) -> tuple[str, list[int] | None]:
@@ -487,8 +512,12 @@ def _normalise(text: str) -> tuple[str, list[int] | None]:
     """
     if text.isascii():
         return text, None
+    if _MARK_START in text and _MARK.search(text):
+        stripped, start, _end = _without(_MARK, text)
+        normal, where = _normalise(stripped)
+        return normal, [start(i) for i in (range(len(stripped)) if where is None else where)]
     out: list[str] = []
-    where: list[int] = []
+    where = []
     pos = 0
     for m in _NON_ASCII_RUN.finditer(text):
         if m.start() > pos:
@@ -607,18 +636,16 @@ class Redactor:
         return f"{TOKEN_PREFIX}{rule}:{hexed[:8]}]"
 
     def _spans(self, text: str) -> list[tuple[int, int, str]]:
-        """Non-overlapping (start, end, rule) of every secret in already-normalised text, as
-        written and as a markdown renderer would show it (``AKIA**IOSF…**`` and ``ghp\\_…``
-        read as one key)."""
-        found = self._rule_spans(text)
-        for lo, hi, joined, where, marks in _markdown_read(text):
-            starts = [ma for ma, _ in marks]
-            for a, p, b, name in self._rule_spans(joined):
-                start, end = where[a], where[b - 1] + 1
-                whole = (a or not lo) and (b < len(joined) or hi == len(text))  # not cut off
-                first = bisect.bisect_left(starts, start)  # the first mark from its start on
-                if whole and first < len(marks) and marks[first][1] <= end:  # holds a mark
-                    found.append((start, p, end, name))
+        """Non-overlapping (start, end, rule) of every secret in already-normalised text, in
+        every way an output shows it: as written, as a markdown renderer shows it
+        (``AKIA**IOSF…**`` and ``ghp\\_…`` read as one key), with terminal escapes gone (a
+        page draws colours, a Markdown fence drops them) and with ``%xx`` decoded (links).
+        The redactor and the output gate both read text through this, so the gate finds
+        nothing in redacted text that the redactor could have replaced."""
+        found = self._read(text)
+        for view, starts, ends in _views(text):
+            for a, p, b, name in self._read(view):
+                found.append((starts(a), p, ends(b - 1), name))
         found.sort()
         merged: list[tuple[int, int, str]] = []
         for start, _priority, end, name in found:
@@ -629,10 +656,31 @@ class Redactor:
                 merged.append((start, end, name))
         return merged
 
+    def _read(self, text: str) -> list[tuple[int, int, int, str]]:
+        """(start, priority, end, rule) of every match in ``text`` as written and as a
+        markdown renderer shows it."""
+        found = self._rule_spans(text)
+        for lo, hi, joined, where, marks in _markdown_read(text):
+            starts = [ma for ma, _ in marks]
+            for a, p, b, name in self._rule_spans(joined):
+                start, end = where[a], where[b - 1] + 1
+                whole = (a or not lo) and (b < len(joined) or hi == len(text))  # not cut off
+                first = bisect.bisect_left(starts, start)  # the first mark from its start on
+                if whole and first < len(marks) and marks[first][1] <= end:  # holds a mark
+                    found.append((start, p, end, name))
+        return found
+
     def _rule_spans(self, text: str) -> list[tuple[int, int, int, str]]:
         """(start, priority, end, rule) of every match of every rule in ``text``."""
         found: list[tuple[int, int, int, str]] = []
         tokens = [m.span() for m in _TOKEN.finditer(text)] if TOKEN_PREFIX in text else []
+        if tokens:  # a token ends what is before it: no value reads on into or over one
+            pieces, pos = [], 0
+            for a, b in tokens:
+                pieces += [text[pos:a], "\n" * (b - a)]
+                pos = b
+            pieces.append(text[pos:])
+            text = "".join(pieces)
         lower = text.lower()
         index = self._index or self._build_index()
         todo = set(index.always)
@@ -788,13 +836,18 @@ class Redactor:
             return again, names + more
         return done, names
 
-    def scan_text(self, text: str, workers: int = 1) -> list[tuple[str, int]]:
-        """``(rule, distinct matches)`` for whatever the rules still find in a page about to
-        be written: in its text (tags removed, HTML-unescaped), in its tags' attributes
-        (HTML-unescaped and URL-decoded), and in URL-decoded lines of text that hold
-        ``%xx``. Inline base64 images are skipped. Nothing is counted or replaced; the
-        secrets are never returned. A big page is scanned in slices cut at line ends, by
-        ``workers`` processes."""
+    def scan_text(self, text: str, workers: int = 1, kind: str = "html") -> list[tuple[str, int]]:
+        """``(rule, distinct matches)`` for whatever the rules still find in an output about
+        to be written, read the way the redactor reads text (:meth:`_spans`: as written, as
+        Markdown shows it, without terminal escapes, URL-decoded), and the way its reader
+        reads it (``kind``): ``"html"``, a page: its text (tags removed, HTML-unescaped, a
+        badge or a row's text a unit of its own), its tags' attribute values, its data
+        island's strings, inline base64 images skipped; ``"markdown"``: as it renders
+        (our own ``<details>`` tags and character references outside code, code as it is);
+        ``"json"``: each string, and each key with its string value; ``"csv"``: each cell;
+        ``"text"`` (a terminal): as it is. Nothing is counted or replaced; the secrets are
+        never returned. A big output is scanned in slices cut at line ends, by ``workers``
+        processes."""
 
         def line_end(pos: int) -> int:
             return text.find("\n", pos) + 1 or len(text)
@@ -802,12 +855,15 @@ class Redactor:
         from ..page.parallel import forked_map  # here: the CLI starts without multiprocessing
 
         cuts = _slices(len(text), line_end)
+        fences = _fences_at(text, cuts) if kind == "markdown" else [""] * len(cuts)
         found = forked_map(
-            lambda i: self._scan_piece(text[cuts[i] : cuts[i + 1]]), len(cuts) - 1, workers
+            lambda i: self._scan_piece(text[cuts[i] : cuts[i + 1]], kind, fences[i]),
+            len(cuts) - 1,
+            workers,
         )
         return _by_rule(found)
 
-    def scan_file(self, path: Path, workers: int = 1) -> list[tuple[str, int]]:
+    def scan_file(self, path: Path, workers: int = 1, kind: str = "html") -> list[tuple[str, int]]:
         """:meth:`scan_text` for a written page, read a slice at a time by each process:
         the page is never held whole (as text, a 125 MB page can take 500 MB)."""
         with path.open("rb") as f:
@@ -823,26 +879,125 @@ class Redactor:
             with path.open("rb") as f:
                 f.seek(cuts[i])
                 data = f.read(cuts[i + 1] - cuts[i])
-            return self._scan_piece(data.decode("utf-8", "surrogateescape"))
+            return self._scan_piece(data.decode("utf-8", "surrogateescape"), kind)
 
         from ..page.parallel import forked_map
 
         return _by_rule(forked_map(scan, len(cuts) - 1, workers))
 
-    def _scan_piece(self, piece: str) -> set[tuple[str, str]]:
-        piece = _DATA_URI.sub("data:", piece)  # one line each: slices never cut one
-        # as a reader sees it: inline tags split code, block tags end a line (so the page's
-        # own words, "Show all 12 lines", never read as the value of the line before)
-        text = html.unescape(_TAG.sub("", _BLOCK_TAG.sub("\n", piece)))
-        attributes = unquote(html.unescape(" ".join(_TAG.findall(piece))))
-        views = [text, attributes]
-        if "%" in text:  # URL-encoded forms in content
-            views.extend(unquote(line) for line in _PERCENT_LINE.findall(text))
+    def _scan_piece(self, piece: str, kind: str = "html", fence: str = "") -> set[tuple[str, str]]:
+        """(rule, secret) of what the rules find in a piece of an output, read as its
+        reader reads it (``_spans`` reads each view the way the redactor does)."""
+        if kind == "html":
+            views = _html_views(piece)
+        elif kind == "markdown":
+            views = [_markdown_view(piece, fence)]
+        elif kind == "json":
+            views = _json_views(piece)
+        elif kind == "csv":  # a spreadsheet shows each cell on its own
+            views = ["\n".join(cell for row in csv.reader(io.StringIO(piece)) for cell in row)]
+        else:  # "text": for a terminal, a file or a script, read as it is
+            views = [piece]
         secrets: set[tuple[str, str]] = set()
         for view in views:
             normal = _fast_normal(view)
             secrets.update((name, normal[a:b]) for a, b, name in self._spans(normal))
         return secrets
+
+
+def _unit(m: re.Match[str]) -> str:
+    return f"\n{m.group()}" if m.group(1) is None else f"\n{m.group()}\n"
+
+
+def _html_views(piece: str) -> list[str]:
+    """A page (or Markdown, which becomes HTML where it is read) as a reader sees it: its
+    text, and its tags' attribute values (a link's target, a tooltip), each on its line.
+    Inline tags split code and are left out; a block starts and ends a line (so the page's
+    own words, "Show all 12 lines", never read as the value of the line before); a badge
+    and a row's text (``class="badge …"``, ``class="t"``) are units of their own, each on
+    its line: a label is not read as the key of the row's text beside it."""
+    piece = _DATA_URI.sub("data:", piece)  # one line each: slices never cut one
+    islands: list[str] = []
+    if _ISLAND_START in piece:  # data for the page's script, which shows each value apart
+
+        def island(m: re.Match[str]) -> str:
+            islands.extend(_json_views(m.group(1)))
+            return "\n"
+
+        piece = _ISLAND.sub(island, piece)
+    piece = _UNIT.sub(_unit, piece)
+    text = html.unescape(_TAG.sub("", _BLOCK_TAG.sub("\n", piece)))
+    # the tags alone, then their values (a value's quotes are escaped: none ends early)
+    tags = " ".join(_TAG.findall(piece))
+    values = [a or b for a, b in _ATTRIBUTE.findall(tags) if a or b]
+    return [text, html.unescape("\n".join(values)), *islands]
+
+
+_FENCE = re.compile(f"^{FENCE.pattern}$", re.MULTILINE)
+_OUR_MARKDOWN_TAG = re.compile(r"</?(?:details|summary)>")
+"""The only HTML our Markdown holds: everything from a session is code, or escaped."""
+
+
+def _fence_step(fence: str, m: re.Match[str]) -> str:
+    return fence_step(fence, m.group(1), m.group(2))
+
+
+def _fences_at(text: str, cuts: list[int]) -> list[str]:
+    """The code fence open at each cut of a Markdown text ("" for none)."""
+    out: list[str] = []
+    fence = ""
+    matches = _FENCE.finditer(text)
+    m = next(matches, None)
+    for cut in cuts:
+        while m is not None and m.start() < cut:
+            fence = _fence_step(fence, m)
+            m = next(matches, None)
+        out.append(fence)
+    return out
+
+
+def _markdown_view(piece: str, fence: str = "") -> str:
+    """Our Markdown as it renders: code (in fences) as it is; outside code our own
+    ``<details>``/``<summary>`` tags end a line and character references show as their
+    characters. (``fence``: the fence open where the piece starts.)"""
+    out: list[str] = []
+    pos = 0
+    for m in _FENCE.finditer(piece):
+        before = piece[pos : m.start()]
+        out.append(before if fence else html.unescape(_OUR_MARKDOWN_TAG.sub("\n", before)))
+        out.append(m.group())
+        fence = _fence_step(fence, m)
+        pos = m.end()
+    rest = piece[pos:]
+    out.append(rest if fence else html.unescape(_OUR_MARKDOWN_TAG.sub("\n", rest)))
+    return "".join(out)
+
+
+def _json_views(text: str) -> list[str]:
+    """JSON as a program reads it: each string (key or value) on its line, and each key with
+    its string value as ``"key": "value"`` (the pair the redactor reads). What is not one
+    JSON value (JSON lines, a script) is read as it is."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return [text]
+    lines: list[str] = []
+    stack = [data]
+    while stack:  # iterative: JSON nests deeper than Python recurses
+        value = stack.pop()
+        if isinstance(value, str):
+            lines.append(value)
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                lines.append(k)
+                if isinstance(v, str):
+                    lines.append(
+                        f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
+                    )
+                stack.append(v)
+    return ["\n".join(lines)]
 
 
 def _slices(size: int, line_end: Callable[[int], int]) -> list[int]:
@@ -925,13 +1080,128 @@ def _markdown_read(
 
 
 def _as_shown(secret: str) -> str:
-    """A secret as markdown shows it (marks inside words removed, references decoded): what
-    its token is made from, so ``ghp\\_…``, ``ghp&#95;…`` and ``ghp_…`` get one token."""
+    """A secret as outputs show it (terminal escapes left out, ``%xx`` decoded, markdown's
+    marks inside words removed, references decoded): what its token is made from, so
+    ``ghp\\_…``, ``ghp&#95;…``, ``gh%70_…`` and ``ghp_…`` get one token."""
+    if "\x1b" in secret:
+        secret = _ANSI.sub("", secret)
+    if "%" in secret and _PERCENT.search(secret):
+        secret = _fast_normal(unquote(secret))
     if "&" in secret:
         secret = _ENTITY.sub(
             lambda m: c if len(c := html.unescape(m.group())) == 1 else m.group(), secret
         )
     return _MARKDOWN_JOIN.sub("", secret) if _MARKDOWN_JOIN.search(secret) else secret
+
+
+_ANSI = re.compile(r"\x1b\[([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?")
+"""Terminal escapes, as ``page.ansi`` finds them (a page draws their colours, a Markdown
+fence leaves them out: the text around them reads as one)."""
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_PERCENT_LINE = re.compile(r"^.*%[0-9A-Fa-f]{2}.*$", re.MULTILINE)
+
+Offset = Callable[[int], int]
+
+
+def _views(text: str) -> Iterator[tuple[str, Offset, Offset]]:
+    """The other ways outputs show ``text``: ``(view, start, end)`` where ``start(i)`` is
+    the offset in ``text`` where the view's character ``i`` starts and ``end(i)`` where it
+    ends. With terminal escapes left out (when there are any), and each line holding
+    ``%xx`` URL-decoded (of the text, and of it without escapes)."""
+    bases: list[tuple[str, Offset, Offset]] = []
+    if "\x1b" in text:
+        view, start, end = _without(_ANSI, text)
+        bases.append((view, start, end))
+        yield view, start, end
+    if "%" not in text:
+        return
+    for base, b_start, b_end in [(text, _same, _next), *bases]:
+        for m in _PERCENT_LINE.finditer(base):
+            decoded, d_start, d_end = _url_decoded(m.group(), m.start())
+            normal, where = _normalise(decoded)  # a decoded character can be invisible
+            if where is not None:
+                d_start, d_end = _through(where, d_start, d_end)
+            yield (normal, *_then(d_start, d_end, b_start, b_end))
+
+
+def _same(i: int) -> int:
+    return i
+
+
+def _next(i: int) -> int:
+    return i + 1
+
+
+def _through(where: list[int], start: Offset, end: Offset) -> tuple[Offset, Offset]:
+    """Offsets of a view of a view: ``where[i]`` is the character of the first view that
+    character ``i`` of the second came from."""
+    return (lambda i: start(where[i])), (lambda i: end(where[i]))
+
+
+def _then(
+    start: Offset, end: Offset, outer_start: Offset, outer_end: Offset
+) -> tuple[Offset, Offset]:
+    """A view's offsets through the view it was made from."""
+    return (lambda i: outer_start(start(i))), (lambda i: outer_end(end(i) - 1))
+
+
+def _without(pattern: re.Pattern[str], text: str) -> tuple[str, Offset, Offset]:
+    """``text`` with every match of ``pattern`` left out, and where each character was."""
+    kept: list[str] = []
+    views: list[int] = []  # where each kept piece starts in the view…
+    origins: list[int] = []  # …and in the text
+    pos = at = 0
+    for m in pattern.finditer(text):
+        if m.start() > pos:
+            views.append(at)
+            origins.append(pos)
+            kept.append(text[pos : m.start()])
+            at += m.start() - pos
+        pos = m.end()
+    views.append(at)
+    origins.append(pos)
+    kept.append(text[pos:])
+
+    def start(i: int) -> int:
+        k = bisect.bisect_right(views, i) - 1
+        return origins[k] + i - views[k]
+
+    return "".join(kept), start, lambda i: start(i) + 1
+
+
+def _url_decoded(line: str, offset: int) -> tuple[str, Offset, Offset]:
+    """A line with each run of ``%xx`` decoded (UTF-8, as ``urllib.parse.unquote``), and
+    where each character was in the text (``offset``: where the line starts there); the
+    characters of a decoded run start at the run's start and end at its end."""
+    out: list[str] = []
+    spans: list[tuple[int, int, int, bool]] = []  # view start, text start, text end, exact
+    pos = at = 0
+    for m in _PERCENT.finditer(line):
+        if m.start() > pos:
+            spans.append((at, pos, m.start(), True))
+            out.append(line[pos : m.start()])
+            at += m.start() - pos
+        chars = unquote(m.group())
+        spans.append((at, m.start(), m.end(), False))
+        out.append(chars)
+        at += len(chars)
+        pos = m.end()
+    spans.append((at, pos, len(line), True))
+    out.append(line[pos:])
+    firsts = [v for v, _, _, _ in spans]
+
+    def find(i: int) -> tuple[int, int, int, bool]:
+        return spans[bisect.bisect_right(firsts, i) - 1]
+
+    def start(i: int) -> int:
+        v, a, _b, exact = find(i)
+        return offset + (a + i - v if exact else a)
+
+    def end(i: int) -> int:
+        v, a, b, exact = find(i)
+        return offset + (a + i - v + 1 if exact else b)
+
+    return "".join(out), start, end
 
 
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -958,18 +1228,30 @@ def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
             yield m
 
 
-_PERCENT_LINE = re.compile(r"^.*%[0-9A-Fa-f]{2}.*$", re.MULTILINE)
 _SCAN_SLICE = 2_000_000
 """Characters (bytes, in a written page) the gate scans at a time, up to the next line end."""
 _DATA_URI = re.compile(r"data:image/[A-Za-z0-9.+-]{1,40};base64,[A-Za-z0-9+/=]+")
 _TAG = re.compile(r"<[^<>]{0,4096}>")
-_BLOCK_TAG = re.compile(
-    r"</(?:p|div|pre|li|ul|ol|dl|dt|dd|tr|td|th|table|h[1-6]|summary|details|button|section"
-    r"|header|footer|nav|aside|main|blockquote|figure|title|script|style|noscript|template"
-    r"|textarea|label|form|dialog)>|<[bh]r ?/?>"
+_ISLAND_START = '<script type="application/json"'
+_ISLAND = re.compile(r'<script type="application/json"[^<>]*>([^<]*)</script>')
+"""A page's data island (its ``<`` are escaped: no tag inside)."""
+_UNIT = re.compile(
+    r'<span class="badge[^"<>]*"[^<>]*>((?:[^<]|<span class="ctl"[^<>]*>[^<]*</span>){0,4096})'
+    r'</span>|<span class="t">'
 )
-"""The end of a block (the page's markup is ours, lower case, and every block it shows is
-closed), and line and rule breaks."""
+"""A badge (its text, with the marks of hidden characters in it) or the start of a row's
+text: units the page shows apart from what is next to them."""
+_BLOCK_TAG = re.compile(
+    r"</?(?:p|div|pre|li|ul|ol|dl|dt|dd|tr|td|th|table|h[1-6]|summary|details|button|section"
+    r"|header|footer|nav|aside|main|blockquote|figure|figcaption|title|script|style|noscript"
+    r"|template|textarea|label|form|dialog|svg|caption|thead|tbody)(?:\s[^<>]{0,4096})?>"
+    r"|<[bh]r ?/?>"
+)
+"""The start or end of a block (the page's markup is ours, lower case, and every block it
+shows is closed; an SVG and its ``<title>`` are blocks of their own), and line and rule
+breaks."""
+_ATTRIBUTE = re.compile(r"""\s[\w:.-]{1,64}=(?:"([^"]*)"|'([^']*)')""")
+"""A quoted attribute value in one of our tags (the page quotes every one)."""
 
 
 def _rule_name(name: str) -> str:
@@ -1085,6 +1367,60 @@ def _redact_value(root: JSON, r: Redactor, skip: frozenset[str]) -> JSON:
     return out
 
 
+def _blocks_joined(raw: JSON, redactor: Redactor) -> JSON:
+    """The entry with a secret split across text blocks of one content list replaced: the
+    blocks show as one text (Markdown and titles join them, a page shows them one under the
+    other), so a key cut in two by a block boundary is one key. The token goes where the
+    secret starts, and the rest of it is left out of the blocks it ran into."""
+    message = raw.get("message")
+    holder = message if isinstance(message, dict) else raw
+    content = holder.get("content")
+    if not isinstance(content, list):
+        return raw
+    texts = [
+        (i, b["text"])
+        for i, b in enumerate(content)
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    if len(texts) < 2:
+        return raw
+    joined = "".join(t for _, t in texts)
+    starts = list(itertools.accumulate((len(t) for _, t in texts[:-1]), initial=0))
+    if not redactor._spans(_fast_normal(joined)):
+        return raw
+    normal, where = _normalise(joined)
+    crossing = []
+    for start, end, name in redactor._spans(normal):
+        o_start, o_end = (start, end) if where is None else (where[start], where[end - 1] + 1)
+        first = bisect.bisect_right(starts, o_start) - 1
+        if o_end > starts[first] + len(texts[first][1]):  # runs into the next block
+            crossing.append((o_start, o_end, redactor.token(name, _as_shown(normal[start:end]))))
+            redactor.counts[name] += 1
+    if not crossing:
+        return raw
+    new = list(content)
+    for k, (i, text) in enumerate(texts):
+        lo, hi = starts[k], starts[k] + len(text)
+        kept, pos = [], lo
+        for o_start, o_end, token in crossing:
+            if o_end <= lo or o_start >= hi:
+                continue
+            kept.append(joined[pos : max(pos, o_start)])
+            if o_start >= lo:
+                kept.append(token)
+            pos = max(pos, min(o_end, hi))
+        kept.append(joined[pos:hi])
+        new[i] = {**content[i], "text": "".join(kept)}
+    return (
+        {**raw, "message": {**holder, "content": new}}
+        if holder is message
+        else {
+            **raw,
+            "content": new,
+        }
+    )
+
+
 def unrewritable(session: Session, redactor: Redactor) -> list[str]:
     """Where a secret sits that redaction leaves alone because links, the tree and tool
     pairing depend on it: ``line 4 (id)``, for the gate's message (never the secret)."""
@@ -1113,6 +1449,35 @@ def unrewritable(session: Session, redactor: Redactor) -> list[str]:
     return found
 
 
+def gate(
+    text: str | Path,
+    redactor: Redactor,
+    where: object,
+    *,
+    workers: int = 1,
+    session: Session | None = None,
+    kind: str = "html",
+) -> None:
+    """The output gate: raise ``RedactionError`` naming the rules (never the secrets) when
+    the rules still find something in an output about to be written (``text``, or a file
+    written and not yet in place), read as its reader reads it (``kind``: ``"html"`` for a
+    page or Markdown, ``"text"`` for a terminal, JSON or CSV), and the entries of
+    ``session`` whose ids hold a secret (redaction never rewrites ids)."""
+    left = (
+        redactor.scan_file(text, workers, kind)
+        if isinstance(text, Path)
+        else redactor.scan_text(text, workers, kind)
+    )
+    if left:
+        rules = ", ".join(f"{name} ({n})" for name, n in left)
+        msg = f"{where}: not written: the redacted output still matches {rules}"
+        places = unrewritable(session, redactor) if session is not None else []
+        if places:
+            shown = ", ".join(places[:5]) + (", …" if len(places) > 5 else "")
+            msg += f"; a secret is in an id, which redaction never rewrites: entry at {shown}"
+        raise RedactionError(msg)
+
+
 def redact_session(session: Session, redactor: Redactor) -> Session:
     """A new Session whose header, entries, labels, name and diagnostics hold no secret the
     rules find; ids, parents, types, timestamps, tool pairing and image data are unchanged."""
@@ -1127,7 +1492,8 @@ def redact_session(session: Session, redactor: Redactor) -> Session:
             parent_session=parent if isinstance(parent, str) else None,
         )
     entries: list[Entry] = [
-        replace(e, raw=_redact_value(e.raw, redactor, _ENTRY_STRUCTURE)) for e in session.entries
+        replace(e, raw=_redact_value(_blocks_joined(e.raw, redactor), redactor, _ENTRY_STRUCTURE))
+        for e in session.entries
     ]
     return _rebuilt(
         session,
@@ -1145,6 +1511,7 @@ def redact_session(session: Session, redactor: Redactor) -> Session:
             for d in session.diagnostics
         ],
         path=redactor.redact_text(session.path, count=False),
+        redactor=redactor,
     )
 
 
@@ -1157,6 +1524,7 @@ def _rebuilt(
     name: str | None,
     diagnostics: list[Diagnostic],
     path: str,
+    redactor: Redactor,
 ) -> Session:
     return Session(
         path=path,
@@ -1168,4 +1536,5 @@ def _rebuilt(
         name=name,
         diagnostics=diagnostics,
         lines_read=session.lines_read,
+        derive=Derive(redactor),
     )

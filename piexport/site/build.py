@@ -38,7 +38,6 @@ from ..report.usage import session_usage
 from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
-from ..share.cut import shorten
 
 if TYPE_CHECKING:  # the page layer loads in the workers, not to list a folder
     from ..page.view import ChildRef, Origin
@@ -109,7 +108,7 @@ class SessionRecord:
     """Rendered while its last line was still being written (``--watch``): rendered again
     once that line ends or the file stops growing."""
     nav: str = ""
-    """The page's place in the site as rendered (trail, previous and next session)."""
+    """The page's place in the site as rendered (trail, previous and next session), hashed."""
 
     def as_json(self) -> JSON:
         return {
@@ -167,7 +166,7 @@ def session_summary(session: Session, source: Path) -> JSON:
     return {
         "id": session.id,
         "name": session.name,
-        "title": shorten(" ".join(title.split()), 300, ""),
+        "title": session.derive.line(title, 300, ""),
         "titleChip": parts.chip if parts is not None else None,
         "titleText": parts.text if parts is not None else title,
         "titleRaw": parts.raw if parts is not None else None,
@@ -346,7 +345,8 @@ def _gate(redactor: Any) -> Callable[[str, Path], None] | None:
         return None
     from ..page.export import check_output
 
-    return lambda text, path: check_output(text, redactor, path)
+    # the index's values, each on its line: read as they are (search shows them as text)
+    return lambda text, path: check_output(text, redactor, path, kind="text")
 
 
 def _shown(text: str, redactor: Any) -> str:
@@ -604,7 +604,7 @@ def build_site(
             and prev.forks_rendered == fork_key
             and prev.error is None
             and prev.pending == pending
-            and prev.nav == repr(navs[page])
+            and prev.nav == _nav_key(navs[page])
             and (out / page).is_file()
             and (not search or (out / INDEX_CACHE / f"{session_key(page)}.json").is_file())
         ):
@@ -623,7 +623,7 @@ def build_site(
             [],
             fork_key,
             pending,
-            repr(navs[page]),
+            _nav_key(navs[page]),
         )
         if pending:
             report.pending.append(rel)
@@ -745,7 +745,7 @@ def build_site(
         from ..page.export import check_output
 
         names = sorted({r.page for r in records.values()} | set(projects))
-        check_output("\n".join(names), redactor, f"{out}: page and folder names")
+        check_output("\n".join(names), redactor, f"{out}: page and folder names", kind="text")
     _save_manifest(out, root_id, fingerprint, records, redactor)
     report.projects = len(projects)
     report.sessions = len(records)
@@ -1170,6 +1170,12 @@ def _usage_ok(usage: Any) -> bool:
     )
 
 
+def _nav_key(nav: Any) -> str:
+    """A page's way-finding (its trail and neighbours) as the manifest keeps it to see it
+    changed: a hash, so the manifest holds none of the titles and names in it."""
+    return hashlib.sha256(repr(nav).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def _save_manifest(
     out: Path, root_id: str, fingerprint: str, records: dict[str, SessionRecord], redactor: Any
 ) -> None:
@@ -1187,5 +1193,5 @@ def _save_manifest(
     if redactor is not None:
         from ..page.export import check_output
 
-        check_output(text, redactor, out / MANIFEST)
+        check_output(text, redactor, out / MANIFEST, kind="json")
     write_atomic(out / MANIFEST, text)
