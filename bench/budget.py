@@ -31,7 +31,7 @@ from make_sessions import GENERATOR, REAL_GENERATOR  # noqa: E402
 EXPORT = """
 import sys
 from pathlib import Path
-from piexport.page.export import export_session
+from piexport.export.pipeline import export_session
 from piexport.page.render import RenderOptions
 export_session(Path(sys.argv[1]), Path(sys.argv[2]), RenderOptions(highlight_chars=int(sys.argv[3])))
 """

@@ -129,7 +129,7 @@ enter("imports")
 import piexport.cli
 import piexport.output, piexport.read.loader, piexport.page.view, piexport.page.render
 import piexport.page.highlight, piexport.page.markdown, piexport.page.colourcache
-import piexport.page.export
+import piexport.export.pipeline
 leave()
 
 def patch(module, name, part):
@@ -140,9 +140,9 @@ render = piexport.page.render
 if MARKS:  # under callgrind, 30-100x slower: no time limit may cut colouring or the page short
     piexport.page.highlight.block_seconds = lambda chars: 1e9
     piexport.page.highlight.HighlightBudget.__init__.__defaults__ = (400_000, 1e9)
-    piexport.page.export.page_seconds = lambda size: 1e9
-patch(piexport.page.export, "load_session", "loading")
-patch(piexport.page.export, "build_view", "view")
+    piexport.export.pipeline.page_seconds = lambda size: 1e9
+patch(piexport.export.pipeline, "load_session", "loading")
+patch(piexport.export.pipeline, "build_view", "view")
 patch(render, "build_view", "view")
 for name in ("branch_panel", "context_chart", "files_touched"):
     patch(render, name, "panels")
@@ -154,8 +154,8 @@ for name in ("get_lexer_by_name", "get_lexer_for_filename", "_by_alias", "_by_fi
     patch(piexport.page.highlight, name, "lexer lookup")
 for name in ("load", "store"):
     patch(piexport.page.colourcache, name, "colour cache")
-patch(piexport.page.export, "render_session_parts", "templates render")
-patch(piexport.page.export, "_write", "templates render")
+patch(piexport.export.pipeline, "render_session_parts", "templates render")
+patch(piexport.export.pipeline, "_write", "templates render")
 
 class _Timed:
     def __init__(self, f):

@@ -90,7 +90,7 @@ import json, sys, time
 from pathlib import Path
 t = time.perf_counter()
 from piexport import Redactor
-from piexport.page.export import export_session
+from piexport.export.pipeline import export_session
 redactor = Redactor.create() if sys.argv[3:] == ["--redact"] else None
 export_session(Path(sys.argv[1]), Path(sys.argv[2]), redactor=redactor)
 print(json.dumps({"seconds": time.perf_counter() - t}))

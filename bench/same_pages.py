@@ -27,7 +27,7 @@ from run import CACHE, real_file, session_file  # noqa: E402
 RENDER = """
 import sys
 from pathlib import Path
-from piexport.page.export import export_session
+from piexport.export.pipeline import export_session
 from piexport.site.build import build_site
 out = Path(sys.argv[1])
 for src in sys.argv[3:]:

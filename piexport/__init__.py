@@ -2,28 +2,27 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, OutputError, PiexportError
+from .version import __version__
 
 if TYPE_CHECKING:
-    from .page.export import ExportResult, RenderOptions, export_session
+    from .export.pipeline import ExportResult, RenderOptions, export_session
     from .page.render import render_session
     from .read.context import build_session_context
     from .read.loader import load_session
     from .read.model import Diagnostic, Entry, Session, SessionHeader, Tree
     from .read.selection import Selection, SelectionError, apply_selection
-    from .share.redact import RedactionError, Redactor, redact_session
+    from .redact.engine import RedactionError, Redactor, redact_session
 
 _LAZY = {
     "Diagnostic": "read.model",
     "Entry": "read.model",
-    "ExportResult": "page.export",
-    "RedactionError": "share.redact",
-    "Redactor": "share.redact",
-    "RenderOptions": "page.export",
+    "ExportResult": "export.pipeline",
+    "RedactionError": "redact.engine",
+    "Redactor": "redact.engine",
+    "RenderOptions": "export.pipeline",
     "Selection": "read.selection",
     "SelectionError": "read.selection",
     "Session": "read.model",
@@ -31,9 +30,9 @@ _LAZY = {
     "Tree": "read.model",
     "apply_selection": "read.selection",
     "build_session_context": "read.context",
-    "export_session": "page.export",
+    "export_session": "export.pipeline",
     "load_session": "read.loader",
-    "redact_session": "share.redact",
+    "redact_session": "redact.engine",
     "render_session": "page.render",
 }
 """Names imported on first use (PEP 562): ``import piexport`` (and the CLI's start) must not

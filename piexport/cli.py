@@ -12,22 +12,23 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
-from . import __version__
 from .errors import InputError, PiexportError
 from .output import write_atomic
-from .page.outline import render_tree_text, terminal_safe
 from .read.context import build_session_context
 from .read.jsonutil import output_json
 from .read.loader import load_session
 from .read.model import Session
 from .read.selection import Selection, SelectionError, sharing_notice
+from .report.outline import render_tree_text
 from .report.summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
 from .search.records import FIELDS
-from .share.cut import PLAIN, Derive
+from .text.cut import PLAIN, Derive
+from .text.textsafe import terminal_safe
+from .version import __version__
 
 if TYPE_CHECKING:  # the renderer and the redaction rules load only for commands using them
     from .page.render import RenderOptions
-    from .share.redact import Redactor
+    from .redact.engine import Redactor
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -70,7 +71,7 @@ def _shown(session: Session, redactor: Redactor | None) -> tuple[Session, dict[s
     replaced per rule; its ``derive`` makes every text made from it."""
     if redactor is None:
         return session, {}
-    from .share.redact import redact_session
+    from .redact.engine import redact_session
 
     before = Counter(redactor.counts)
     shown = redact_session(session, redactor)
@@ -96,7 +97,7 @@ def _emit(
     it (``kind``: ``"markdown"``, ``"json"``, ``"csv"``, ``"text"`` for a terminal); a
     refusal prints nothing, names the rules and exits 1."""
     if redactor is not None:
-        from .share.redact import RedactionError, gate
+        from .redact.engine import RedactionError, gate
 
         try:
             gate(text, redactor, where, session=session, kind=kind)
@@ -250,7 +251,7 @@ def _redactor(
     """The Redactor the options ask for, or None; a bad pattern is a usage error (exit 2)."""
     if not (redact or patterns or config):
         return None
-    from .share.redact import RedactionError, Redactor, load_redact_config
+    from .redact.engine import RedactionError, Redactor, load_redact_config
 
     named = [("custom", p) for p in patterns]
     allowed, key = list(allow), ""
@@ -302,7 +303,7 @@ def _derived(value: Any, derive: Derive) -> Any:
 
 def _redaction_line(redactor: Redactor | None, counts: Mapping[str, int]) -> None:
     if redactor is not None:
-        from .share.redact import redaction_report
+        from .redact.engine import redaction_report
 
         click.echo(redaction_report(counts), err=True)
 
@@ -329,7 +330,7 @@ def format_option(*choices: str, help: str | None = None) -> Callable[[F], F]:
 def cli(ctx: click.Context) -> None:
     """Turn pi coding-agent session files into self-contained HTML you can share and keep."""
     if ctx.invoked_subcommand is None:
-        from .site.build import default_sessions_root, discover
+        from .read.discover import default_sessions_root, discover
 
         click.echo(ctx.get_help())
         root = default_sessions_root()
@@ -501,8 +502,9 @@ def site_command(
     search.html, which searches every session from the folder (no server needed). Pages of
     unchanged sessions are kept; pages of deleted sessions are removed.
     """
-    from .page.export import RenderOptions
-    from .site.build import build_site, default_sessions_root
+    from .export.pipeline import RenderOptions
+    from .read.discover import default_sessions_root
+    from .site.build import build_site
 
     root = root if root is not None else default_sessions_root()
     options = _colour(RenderOptions(), highlight_chars)
@@ -626,10 +628,10 @@ def search_command(
     project:, model:, role:, tool:, label:, after:DATE, before:DATE, is:error. Exit 1 when
     nothing matches.
     """
+    from .read.discover import default_sessions_root
     from .search.local import run_search
     from .search.query import parse as parse_query
     from .search.query import snippet_line
-    from .site.build import default_sessions_root
 
     q = parse_query(query)
     for problem in q.errors:
@@ -724,10 +726,10 @@ def render_command(
 
     To share a page safely, add --redact and choose what it shows (--branch current,
     --no-thinking, --no-tool-output, --no-images, --only-context); the page says which."""
-    from .page.export import RenderOptions, check_output, export_session, share_session
+    from .export.pipeline import RenderOptions, check_output, export_session, share_session
     from .page.render import render_session
+    from .redact.engine import RedactionError
     from .report.formats import session_json, session_markdown
-    from .share.redact import RedactionError
 
     if out is None:
         out = Path(("session" if file == "-" else Path(file).stem) + "." + fmt)
@@ -1056,8 +1058,8 @@ def serve_command(
     Builds the site, keeps it current as pi writes, and serves it read-only. Open pages
     update in place when their session changes.
     """
-    from .page.export import RenderOptions
-    from .site.build import default_sessions_root
+    from .export.pipeline import RenderOptions
+    from .read.discover import default_sessions_root
     from .site.serve import start_server
 
     root = root if root is not None else default_sessions_root()
@@ -1284,6 +1286,7 @@ def usage_command(
     redactor: Redactor | None = None,
 ) -> None:
     """Tokens, cost, messages and tool calls of every session, by period, project, model or tool."""
+    from .read.discover import default_sessions_root, discover
     from .report.usage import (
         format_csv,
         format_notes,
@@ -1293,7 +1296,6 @@ def usage_command(
         usage_report,
         zone,
     )
-    from .site.build import default_sessions_root, discover
 
     where = (root or default_sessions_root()).expanduser()
     try:

@@ -256,7 +256,7 @@ def test_search_says_no_matches(runner: CliRunner, make_session: MakeSession) ->
 
 
 def test_tree_shows_ids_and_fits_a_width(runner: CliRunner, make_session: MakeSession) -> None:
-    from piexport.page.outline import render_tree_text
+    from piexport.report.outline import render_tree_text
 
     long = "a long request " * 20
     path = make_session(

@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from piexport import deadline
+from piexport.export.pipeline import export_session
 from piexport.output import sweep_stale, write_atomic
-from piexport.page.export import export_session
 from piexport.page.highlight import HighlightBudget, block_seconds, highlight_block
 from piexport.page.markdown import MAX_EXPANSION, render_markdown
 from piexport.page.view import _compactions
@@ -189,7 +189,7 @@ def test_a_page_stopped_midway_leaves_no_workers(tmp_path: Path) -> None:
     import gc
     import multiprocessing
 
-    from piexport.page.export import RenderOptions
+    from piexport.export.pipeline import RenderOptions
 
     source = tmp_path / "s.jsonl"
     source.write_bytes(compactions(20_000))

@@ -226,7 +226,7 @@ def test_no_change_rebuild_reads_no_session(site: Path, monkeypatch: pytest.Monk
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a session was loaded on a no-change rebuild")
 
-    monkeypatch.setattr("piexport.page.export.export_session", never)
+    monkeypatch.setattr("piexport.export.pipeline.export_session", never)
     monkeypatch.setattr("piexport.site.build.session_summary", never)
     report = build_site(SAMPLES, site, jobs=1)
     assert report.rendered == 0 and report.unchanged == len(sample_files())

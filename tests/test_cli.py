@@ -11,8 +11,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from piexport import __version__
 from piexport.cli import cli
+from piexport.version import __version__
 
 from .conftest import MakeSession, msg
 

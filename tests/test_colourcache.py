@@ -136,7 +136,7 @@ def test_a_page_is_the_same_with_a_poisoned_cache(
 ) -> None:
     """End to end: a page made while every cache file of its blocks was replaced by markup
     is the page made without a cache, byte for byte."""
-    from piexport.page.export import export_session
+    from piexport.export.pipeline import export_session
 
     call = {"type": "toolCall", "id": "t1", "name": "read", "arguments": {"path": "/w/a.py"}}
     path = make_session(

@@ -15,6 +15,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
+from piexport.export.pipeline import export_session
 from piexport.page import render
 from piexport.page.assets import asset_dir
 from piexport.page.compiled import (
@@ -24,7 +25,6 @@ from piexport.page.compiled import (
     module_name,
     precompilable,
 )
-from piexport.page.export import export_session
 
 from .conftest import sample_files
 

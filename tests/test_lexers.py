@@ -176,7 +176,7 @@ def test_a_page_reads_no_installed_package_metadata(tmp_path) -> None:
     probe = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from piexport.page.export import export_session\n"
+        "from piexport.export.pipeline import export_session\n"
         f"export_session(Path({str(sample)!r}), Path({str(tmp_path / 'p.html')!r}))\n"
         "print(sorted(m for m in sys.modules if m.startswith(('importlib.metadata', "
         "'pygments.lexers.'))))"

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from markdown_it import MarkdownIt
 
 from piexport.cli import cli
-from piexport.report.mdsafe import html_text, inline_text, message_markdown
+from piexport.text.mdsafe import html_text, inline_text, message_markdown
 
 from .conftest import HEADER, MakeSession, msg, ts
 

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from piexport import load_session
 from piexport.cli import cli
-from piexport.page.outline import render_tree_text
 from piexport.page.render import render_session
 from piexport.read.jsonutil import MAX_DEPTH, OddNumber, dumps
+from piexport.report.outline import render_tree_text
 from piexport.report.stats import file_figures
 
 from .conftest import MakeSession, msg

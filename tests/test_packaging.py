@@ -15,7 +15,7 @@ import jinja2
 import pytest
 import yaml
 
-from piexport import __version__
+from piexport.version import __version__
 
 from .conftest import REPO, sample_files
 
@@ -96,7 +96,7 @@ def test_the_wheel_installs_and_renders_in_a_fresh_venv(wheel: Path, tmp_path: P
     probe = (
         "import sys, jinja2\n"
         "from pathlib import Path\n"
-        "from piexport.page.export import export_session\n"
+        "from piexport.export.pipeline import export_session\n"
         "from piexport.page.render import make_env\n"
         "export_session(Path(sys.argv[1]), Path(sys.argv[2]))\n"
         "used = make_env().loader.used\n"

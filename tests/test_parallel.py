@@ -110,7 +110,7 @@ def test_a_small_page_does_not_import_multiprocessing(tmp_path: Path) -> None:
     probe = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from piexport.page.export import export_session\n"
+        "from piexport.export.pipeline import export_session\n"
         f"export_session(Path({str(sample)!r}), Path({str(tmp_path / 'p.html')!r}))\n"
         "print('multiprocessing' in sys.modules, 'jinja2' in sys.modules)"
     )

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 from piexport import load_session
-from piexport.page.outline import command_head, render_tree_text
 from piexport.page.render import render_session
 from piexport.page.view import build_view
+from piexport.report.outline import command_head, render_tree_text
 
 from .conftest import HEADER, MakeSession, msg, tool_result, ts
 

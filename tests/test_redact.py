@@ -19,9 +19,9 @@ from click.testing import CliRunner
 
 from piexport import Redactor, load_session, redact_session
 from piexport.cli import cli
-from piexport.page.export import export_session
+from piexport.export.pipeline import export_session
 from piexport.page.view import build_view
-from piexport.share.redact import RedactionError
+from piexport.redact.engine import RedactionError
 
 from .conftest import HEADER, msg, to_lines, tool_result, ts
 
@@ -737,7 +737,7 @@ def test_gate_fails_the_run_and_leaves_no_page(
     out = tmp_path / "p.html"
     out.write_text("an older page")
     leak = fake("stripe", 5)[0]
-    import piexport.page.export as export_module
+    import piexport.export.pipeline as export_module
 
     real = export_module.render_session_parts
 
@@ -792,7 +792,7 @@ def test_gate_catches_secrets_in_structural_fields(
 def test_gate_sees_text_attributes_and_url_encoded_lines_in_every_slice(
     monkeypatch: pytest.MonkeyPatch, workers: int, tmp_path: Path
 ) -> None:
-    import piexport.share.redact as redact_module
+    import piexport.redact.engine as redact_module
 
     monkeypatch.setattr(redact_module, "_SCAN_SLICE", 500)  # many slices, cut at line ends
     gh, stripe, aws = (
@@ -1175,7 +1175,7 @@ def test_no_shortening_cuts_a_token(runner: CliRunner, tmp_path: Path, make_sess
 def test_shorten_never_leaves_half_a_token() -> None:
     """A cut that falls inside a token keeps it whole (``KEY=[REDACTED:…]…`` says what was
     there; ``KEY=…`` reads as a key whose value was cut away); one from the left drops it."""
-    from piexport.share.cut import TOKEN_MAX, shorten, shorten_left
+    from piexport.text.cut import TOKEN_MAX, shorten, shorten_left
 
     token = Redactor.create().token("github-token", GHP)
     text = "a" * 30 + token + "b" * 30
@@ -1234,7 +1234,7 @@ def test_real_shaped_and_hostile_sessions_are_written_with_redact(tmp_path: Path
     """The gate refuses no innocent page: every sample session and every usable file of
     the hostile corpus renders with redaction, as html, md and json, and is written."""
     from piexport.cli import _load
-    from piexport.page.export import check_output, share_session
+    from piexport.export.pipeline import check_output, share_session
     from piexport.report.formats import session_json, session_markdown
 
     from .conftest import sample_files
@@ -1302,7 +1302,7 @@ def test_rules_are_linear_on_hostile_text(seed: str) -> None:
     floor so that a few milliseconds of noise cannot fail it)."""
     import time
 
-    from piexport.share.redact import _fast_normal
+    from piexport.redact.engine import _fast_normal
 
     r = Redactor.create()
 

@@ -1,4 +1,4 @@
-"""share.cut.Derive: every text made from session text for display is redacted where it is
+"""text.cut.Derive: every text made from session text for display is redacted where it is
 made, and only where it is new (near a cut, where parts meet)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 from piexport import Redactor, load_session, redact_session
 from piexport.read.selection import Selection, apply_selection
-from piexport.share.cut import CUT_WINDOW, PLAIN, Derive
+from piexport.text.cut import CUT_WINDOW, PLAIN, Derive
 
 from .conftest import msg
 

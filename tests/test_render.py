@@ -12,7 +12,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from piexport import load_session
-from piexport.page.export import export_session
+from piexport.export.pipeline import export_session
 from piexport.page.render import render_session
 from piexport.page.view import build_view, dom_id
 
@@ -41,7 +41,7 @@ def unseen(text: str) -> list[str]:
     found = []
     for m in UNSEEN.finditer(text):
         if "\ufe00" <= m.group() <= "\ufe0f" or "\U000e0100" <= m.group() <= "\U000e01ef":
-            from piexport.page.textsafe import selector_is_shown
+            from piexport.text.textsafe import selector_is_shown
 
             if selector_is_shown(text, m.start()):
                 continue

@@ -20,7 +20,6 @@ from piexport import load_session
 from piexport.cli import cli
 from piexport.search.index import (
     CACHE,
-    INDEX_VERSION,
     decode_postings,
     encode_postings,
     read_script,
@@ -31,6 +30,7 @@ from piexport.search.query import candidate, parse, search, snippet, snippet_lin
 from piexport.search.records import session_records
 from piexport.search.tokens import fold, prefix_shards, shard_key, term_shard, terms
 from piexport.site.build import build_site
+from piexport.version import INDEX_VERSION
 
 from .conftest import HEADER, REPO, msg, to_lines, tool_result
 
@@ -473,9 +473,9 @@ def test_cli_search_refuses_an_empty_query(bad: str) -> None:
 def test_the_gate_sees_index_text_before_json_and_deflate(tmp_path: Path) -> None:
     """A secret the redactor missed is stopped by the gate in a session's index part."""
     from piexport import Redactor
-    from piexport.page.export import check_output
+    from piexport.export.pipeline import check_output
+    from piexport.redact.engine import RedactionError
     from piexport.search.index import write_session_index
-    from piexport.share.redact import RedactionError
 
     key = (
         "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA"
@@ -659,7 +659,7 @@ def test_snippets_of_the_hostile_corpus_show_no_hidden_character(tmp_path: Path)
     """Every record of every hostile file, searched for its first and last word: a snippet,
     and nothing in it a reader cannot see (an emoji's own variation selector aside)."""
     from piexport.errors import PiexportError
-    from piexport.page.textsafe import HIDDEN, SELECTORS
+    from piexport.text.textsafe import HIDDEN, SELECTORS
 
     from .hostile_corpus import cases
 

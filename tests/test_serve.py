@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from piexport.page.export import RenderOptions, export_session
+from piexport.export.pipeline import RenderOptions, export_session
 from piexport.site.build import build_site
 from piexport.site.serve import SiteServer, host_allowed, start_server
 

@@ -278,7 +278,7 @@ def test_no_redact_asks_on_a_terminal(
 
 def _leaky(monkeypatch: pytest.MonkeyPatch) -> None:
     """A page whose renderer lets a secret through: the gate has to stop it."""
-    import piexport.page.export as export_module
+    import piexport.export.pipeline as export_module
 
     real = export_module.render_session_parts
     leak = fake("stripe", 5)[0]

@@ -12,7 +12,8 @@ from bs4 import BeautifulSoup
 from click.testing import CliRunner
 
 from piexport.cli import cli
-from piexport.site.build import build_site, default_sessions_root, project_key
+from piexport.read.discover import default_sessions_root
+from piexport.site.build import build_site, project_key
 
 from .conftest import SAMPLES
 from .test_render import static_checks

@@ -23,10 +23,10 @@ HEAVY = (
     "pydantic",
     "piexport.page.render",
     "piexport.page.highlight",
-    "piexport.page.export",
+    "piexport.export.pipeline",
     "piexport.site.build",
     # not heavy, but not what printing facts needs either (they cost ~20 ms together)
-    "piexport.share.redact",
+    "piexport.redact.engine",
     "piexport.page.view",
     "piexport.report.branches",
     "tempfile",
@@ -71,8 +71,8 @@ def test_info_runs_without_the_renderer(tmp_path) -> None:
 
 def test_lazy_names_are_the_real_ones() -> None:
     import piexport
-    from piexport.page.export import export_session
-    from piexport.share import redact
+    from piexport.export.pipeline import export_session
+    from piexport.redact import engine as redact
 
     assert piexport.export_session is export_session
     assert set(piexport.__all__) <= set(dir(piexport))

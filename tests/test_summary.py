@@ -436,7 +436,7 @@ def test_summary_markdown_lets_no_content_become_html(
 
 
 def test_code_span_and_fence_delimiters_outrun_the_content() -> None:
-    from piexport.report.mdsafe import code_fence, code_span
+    from piexport.text.mdsafe import code_fence, code_span
 
     for text in ["a`b", "``x``", "`", "a ``` b", "` x `", "  ", "x\r\ny\rz"]:
         html = MarkdownIt("commonmark").renderInline(code_span(text))

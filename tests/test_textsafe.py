@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from piexport.page.textsafe import INVISIBLE_RENDERING, plain_controls, reveal_controls
+from piexport.text.textsafe import INVISIBLE_RENDERING, plain_controls, reveal_controls
 
 # issue 14: characters that are not format characters but draw as nothing or as a blank
 BLANKS = [

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from piexport import load_session
-from piexport.page.outline import render_tree_text
 from piexport.read.tree import flatten, timestamp_ms
+from piexport.report.outline import render_tree_text
 
 from .conftest import MakeSession, msg, ts
 

@@ -389,7 +389,7 @@ def test_table_fits_80_columns_with_a_totals_row(make_session: Any, tmp_path: Pa
     big["message"]["usage"].update(input=987_654_321_000, cacheRead=12_345_678_901)
     make_session([big], header=hostile, name="long.jsonl")
     problems: list[str] = []
-    from piexport.page.outline import terminal_safe
+    from piexport.text.textsafe import terminal_safe
 
     report = usage_report(load_sessions([tmp_path / "long.jsonl"], problems), "project")
     table = format_table(report, terminal_safe)

@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from piexport.page.export import RenderOptions, export_session
+from piexport.export.pipeline import RenderOptions, export_session
 from piexport.read.loader import load_session
 from piexport.site.build import MANIFEST, build_site
 from piexport.site.watch import wait_for

@@ -19,8 +19,8 @@ from ..read.jsonutil import dumps
 from ..report.branches import Branch, figures_line, list_branches
 from ..report.compare import Cache, Comparison, Side, compare
 from ..report.files import shown_path
-from .outline import plain_words
-from .textsafe import plain_controls
+from ..report.outline import plain_words
+from ..text.textsafe import plain_controls
 from .view import SessionView
 
 MAX_COMPARED_LEAVES = 40

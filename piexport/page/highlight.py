@@ -27,9 +27,9 @@ from pygments.lexers import find_lexer_class
 from pygments.lexers._mapping import LEXERS
 
 from ..deadline import bounded, can_stop
-from ..share.cut import shorten
+from ..text.cut import shorten
+from ..text.textsafe import reveal_controls
 from . import colourcache
-from .textsafe import reveal_controls
 
 MAX_HIGHLIGHT = 200_000
 """Blocks larger than this (characters) are not highlighted."""

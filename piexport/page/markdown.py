@@ -19,8 +19,8 @@ from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import escape
 
 from ..deadline import bounded
+from ..text.textsafe import plain_controls, reveal_controls
 from .highlight import highlight_block, page_budget
-from .textsafe import plain_controls, reveal_controls
 
 MAX_MARKDOWN = 1_000_000
 """Bigger texts are shown as plain text: markdown cost grows fast on hostile input."""

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..deadline import forget_after_fork, held
+from ..workers import can_fork
 
 if TYPE_CHECKING:  # only a type here: importing it would import Pygments with the CLI
     from .highlight import HighlightBudget
 
-__all__ = ["PageBudgets", "default_workers", "forked_map", "render_groups"]
+__all__ = ["PageBudgets", "render_groups"]
 
 T = TypeVar("T")
 MIN_GROUPS = 24
@@ -32,14 +33,6 @@ MIN_GROUPS = 24
 MAX_FORKS = 4
 """Each time a page's text or image budget runs out, its workers' groups stop matching and
 new workers are forked from the page's state; past this, the rest is rendered in order."""
-
-
-def _can_fork() -> bool:
-    """Whether worker processes can be forked here (multiprocessing is imported only when a
-    page is big enough for workers: a small page does not pay for it)."""
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
 
 
 @dataclass(slots=True)
@@ -52,14 +45,6 @@ class PageBudgets:
     images_left: int
     text_cut: bool = False
     image_cut: bool = False
-
-
-def default_workers() -> int:
-    """One worker per core this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
 
 
 _Result = tuple[str, int, bool, int, bool]
@@ -117,7 +102,7 @@ def _render_groups(
 ) -> Generator[str, None, None]:
     """``render_groups``, after a first ``""`` once the workers are started."""
     global _job
-    if workers <= 1 or len(groups) < MIN_GROUPS or not _can_fork():
+    if workers <= 1 or len(groups) < MIN_GROUPS or not can_fork():
         yield ""
         yield from map(render, groups)
         return
@@ -168,36 +153,3 @@ def _render_groups(
         if i < len(groups):  # a worker's budgets differed from the page's: render it here
             yield render(groups[i])
             i += 1
-
-
-_task: Callable[[int], Any] | None = None
-
-
-def _run_task(index: int) -> Any:
-    assert _task is not None
-    return _task(index)
-
-
-def forked_map(task: Callable[[int], T], count: int, workers: int) -> list[T]:
-    """``[task(0), …, task(count - 1)]``, in ``workers`` forked processes when there is more
-    than one thing to do: the task and what it reads are inherited, only indexes and
-    results are pickled."""
-    global _task
-    if workers <= 1 or count <= 1 or not _can_fork():
-        return [task(i) for i in range(count)]
-    import multiprocessing
-
-    _task = task
-    pool = None
-    try:
-        with held():
-            pool = multiprocessing.get_context("fork").Pool(
-                min(workers, count), initializer=forget_after_fork
-            )
-        return pool.map(_run_task, range(count), chunksize=1)
-    finally:
-        if pool is not None:
-            with held():
-                pool.terminate()
-                pool.join()
-        _task = None

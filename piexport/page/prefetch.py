@@ -18,9 +18,10 @@ from typing import Any
 from pygments.lexer import Lexer
 
 from ..read.model import content_text
+from ..read.tooloutput import split_notice
+from ..workers import forked_map
 from .highlight import MAX_HIGHLIGHT, colour_only, is_cached, lexer_for_path, remember
-from .parallel import forked_map
-from .view import SessionView, split_notice
+from .view import SessionView
 
 MIN_CHARS = 1_000
 """Smaller blocks are coloured faster in the page's process than sent back from a worker."""

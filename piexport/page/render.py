@@ -20,18 +20,22 @@ import jinja2
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
-from .. import __version__
 from ..read.figures import utc_text
 from ..read.jsonutil import dumps, finite_number
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.system import current_system, describe_update
+from ..read.tooloutput import diff_rows, grep_groups, split_exit, split_notice
 from ..read.tree import timestamp_ms
 from ..report.branches import duration, figures_line
 from ..report.files import files_touched
+from ..report.outline import tool_call_target
 from ..report.prices import estimate_message
 from ..report.summary import session_span
-from ..share.cut import PLAIN, Derive, whole_cut
-from .ansi import ansi_to_html, escape_text
+from ..text.ansi import ansi_to_html, escape_text
+from ..text.cut import PLAIN, Derive, whole_cut
+from ..text.textsafe import HIDDEN, SELECTORS, plain_controls, reveal_controls
+from ..version import __version__
+from ..workers import default_workers
 from .assets import Image, asset_dir, check_image, csp_hash, read_static
 from .branches import branch_panel
 from .charts import context_chart, index_charts, project_chart
@@ -46,22 +50,9 @@ from .highlight import (
     style_css,
 )
 from .markdown import render_markdown
-from .outline import tool_call_target
-from .parallel import MIN_GROUPS, PageBudgets, default_workers, render_groups
+from .parallel import MIN_GROUPS, PageBudgets, render_groups
 from .prefetch import prefetch
-from .textsafe import HIDDEN, SELECTORS, plain_controls, reveal_controls
-from .view import (
-    SessionView,
-    build_view,
-    diff_rows,
-    dom_id,
-    dom_ids,
-    grep_groups,
-    header_fields,
-    other_fields,
-    split_exit,
-    split_notice,
-)
+from .view import SessionView, build_view, dom_id, dom_ids, header_fields, other_fields
 
 PREVIEW_LINES = 20
 """Longer outputs and files show this many lines and expand in place."""
@@ -92,7 +83,7 @@ def _ansi(text: Any) -> Markup:
 
 
 page_derive: ContextVar[Derive] = ContextVar("page_derive", default=PLAIN)
-"""The derive of the session whose page is being made (``share.cut.Derive``): whatever a
+"""The derive of the session whose page is being made (``text.cut.Derive``): whatever a
 template prints as text passes it, so text a template cuts, joins or puts together from
 session text is redacted as shown when the session was. Set by each page's render."""
 
@@ -918,7 +909,7 @@ def render_search_page(fields: Sequence[str], nav: SiteNav | None = None) -> str
     """``search.html``: the page's own script (the theme toggle and the search) is inline and
     hashed; the index files it loads are classic scripts from the site's own folder
     (``'self'``), which file:// allows where fetch, modules and WebAssembly are blocked."""
-    from ..search.index import INDEX_VERSION
+    from ..version import INDEX_VERSION
 
     page_derive.set(PLAIN)
     css, viewer = _assets()

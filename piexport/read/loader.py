@@ -21,7 +21,7 @@ from typing import IO, Any
 import orjson
 
 from ..errors import InputError
-from ..share.cut import shorten
+from ..text.cut import shorten
 from .figures import time_problem, usage_problems, usage_source
 from .jsonutil import MAX_DEPTH, OddNumber, cap_depth, dumps, finite_number, may_nest_deeply
 from .migrate import CURRENT_VERSION, migrate

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from ..share.cut import PLAIN, TITLE_CHARS, Derive
+from ..text.cut import PLAIN, TITLE_CHARS, Derive
 
 JSON: TypeAlias = dict[str, Any]
 
@@ -171,7 +171,7 @@ class Session:
     """Non-blank lines in the file: each became the header, an entry or a diagnostic."""
     derive: Derive = field(default=PLAIN, repr=False, compare=False)
     """Makes every text shown from this session's text (titles, previews, cuts, joins, rows):
-    it redacts what it makes when the session was redacted (``share.cut.Derive``)."""
+    it redacts what it makes when the session was redacted (``text.cut.Derive``)."""
 
     @property
     def id(self) -> str | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ..read.figures import utc_text
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import flatten
-from ..share.cut import Derive
+from ..text.cut import Derive
 from .files import shown_path
 from .stats import Figures, compute_figures
 

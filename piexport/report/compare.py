@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..page.view import split_notice
 from ..read.model import JSON, Session
+from ..read.tooloutput import split_notice
+from ..text.mdsafe import code_fence, code_span, html_text, inline_text
 from .branches import ENDED_BADLY, last_texts, message_text, one_line
 from .files import shown_path
 from .linediff import line_counts, opcodes, unified
-from .mdsafe import code_fence, code_span, html_text, inline_text
 from .stats import Figures, compute_figures
 
 MAX_DIFF_LINES = 400

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..page.outline import pair_tool_results, tool_call_summary
 from ..read.context import build_session_context
 from ..read.jsonutil import dumps, output_json
 from ..read.model import JSON, Entry, Session, content_text
+from ..read.pairing import pair_tool_results
 from ..read.system import current_system, describe_update, leading_system_ids
-from ..share.cut import PLAIN
-from .mdsafe import code_fence, code_span, html_text, inline_text, message_markdown
+from ..text.cut import PLAIN
+from ..text.mdsafe import code_fence, code_span, html_text, inline_text, message_markdown
+from .outline import tool_call_summary
 
 
 def _details(summary: str, body: str) -> list[str]:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from ..read.figures import utc_text
 from ..read.model import JSON, Session, content_text
 from ..read.tree import timestamp_ms
-from ..share.cut import Derive
+from ..text.cut import Derive
+from ..text.mdsafe import code_fence, inline_text
 from .files import shown_path
-from .mdsafe import code_fence, inline_text
 from .stats import Figures, compute_figures, file_figures
 
 FAIL_CONDITIONS = ("tool-error", "error", "aborted")

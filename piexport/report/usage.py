@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..page.ansi import strip_ansi
-from ..page.textsafe import plain_controls
 from ..read.figures import chartable, utc_text
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
-from ..share.cut import shorten_left
-from .mdsafe import newlines
+from ..text.ansi import strip_ansi
+from ..text.cut import shorten_left
+from ..text.mdsafe import newlines
+from ..text.textsafe import plain_controls
 from .stats import Figures, compute_figures, usage_source
 
 BY = ("day", "week", "month", "project", "model", "session", "tool", "kind")

@@ -39,10 +39,10 @@ import orjson
 
 from ..output import write_atomic
 from ..read.model import JSON, Session
+from ..version import INDEX_VERSION
 from .records import ROLES, session_records
 from .tokens import prefix_shards, shard_key, term_shard, terms
 
-INDEX_VERSION = 3
 CACHE = ".piexport-search"
 SHARD_BYTES = 96_000
 """Aim for term shards about this big (postings text), so a query loads little."""

@@ -13,15 +13,8 @@ from typing import Any
 from ..errors import InputError, PiexportError
 from ..read.loader import load_session
 from ..read.model import JSON
-from .index import (
-    INDEX_VERSION,
-    DamagedIndex,
-    Postings,
-    entries_problem,
-    meta_problem,
-    read_script,
-    unpack_docs,
-)
+from ..version import INDEX_VERSION
+from .index import DamagedIndex, Postings, entries_problem, meta_problem, read_script, unpack_docs
 from .query import (
     Candidate,
     Hit,
@@ -75,7 +68,7 @@ def _folder(
 ) -> Iterator[tuple[str, str, list[JSON]]]:
     """Each session's rows; with a ``redact.Redactor``, of the session as redacted (what a
     redacted site's index holds)."""
-    from ..site.build import discover
+    from ..read.discover import discover
 
     for path in discover(root):
         try:
@@ -87,7 +80,7 @@ def _folder(
             problems.append(f"{path}: could not be read: {exc!r}")
             continue
         if redactor is not None:
-            from ..share.redact import redact_session
+            from ..redact.engine import redact_session
 
             session = redact_session(session, redactor)
         lines = {e.id: e.line for e in session.entries}

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 
-from ..page.textsafe import HIDDEN, SELECTORS, plain_controls, selector_is_shown
+from ..text.textsafe import HIDDEN, SELECTORS, plain_controls, selector_is_shown
 from .tokens import MAX_WORD, fold, fold_map, folded_terms, run_terms, runs
 
 FILTERS = ("project", "model", "role", "tool", "label", "after", "before", "is")

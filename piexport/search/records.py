@@ -13,11 +13,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..page.ansi import strip_ansi
 from ..read.jsonutil import finite_number
 from ..read.model import Entry, Session, content_text
 from ..read.tree import timestamp_ms
-from ..share.cut import Derive
+from ..text.ansi import strip_ansi
+from ..text.cut import Derive
 
 ROLES = (
     "user",

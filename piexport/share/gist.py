@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PiexportError
-from ..page.outline import terminal_safe
+from ..text.textsafe import terminal_safe
 
 __all__ = ["Gist", "GistError", "check_gh", "create_gist", "delete_gist", "gist_id_from"]
 

@@ -18,17 +18,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import __version__
 from ..deadline import held
 from ..errors import OutputError
-from ..page.export import RenderOptions, check_output, export_session
-from ..page.outline import terminal_safe
+from ..export.pipeline import RenderOptions, check_output, export_session
 from ..read.model import Session
 from ..read.selection import Selection
+from ..redact.engine import Redactor
 from ..site.build import page_name
+from ..text.textsafe import terminal_safe
+from ..version import __version__
 from .gist import GistError, check_gh, create_gist, delete_gist, gist_id_from
 from .log import ShareLog, ShareRecord, now_iso, session_key
-from .redact import Redactor
 
 __all__ = ["ShareResult", "revoke", "share", "viewer_link"]
 

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .. import __version__
 from ..errors import InputError, PiexportError
 from ..output import sweep_stale, write_atomic
+from ..read.discover import discover
 from ..read.figures import chartable, utc_text
 from ..read.jsonutil import finite_number, output_json
 from ..read.lineage import Link, SessionFile, read_session_file, relate
@@ -38,35 +38,13 @@ from ..report.usage import session_usage
 from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
+from ..version import __version__
 
 if TYPE_CHECKING:  # the page layer loads in the workers, not to list a folder
     from ..page.view import ChildRef, Origin
 
 MANIFEST = ".piexport-manifest.json"
 MANIFEST_VERSION = 1
-
-
-def default_sessions_root() -> Path:
-    """Where pi keeps sessions, honouring the environment overrides FORMAT.md lists."""
-    flat = os.environ.get("PI_CODING_AGENT_SESSION_DIR")
-    if flat:
-        return Path(flat).expanduser()
-    root = os.environ.get("PI_SESSIONS_DIR")
-    if root:
-        return Path(root).expanduser()
-    agent = os.environ.get("PI_CODING_AGENT_DIR")
-    if agent:
-        return Path(agent).expanduser() / "sessions"
-    return Path("~/.pi/agent/sessions").expanduser()
-
-
-def discover(root: Path) -> list[Path]:
-    """Session files under root: pi's ``--<cwd>--/*.jsonl`` layout, or a flat folder."""
-    if root.is_file():
-        return [root]
-    found = [p for p in root.glob("*.jsonl") if p.is_file()]
-    found += [p for p in root.glob("*/*.jsonl") if p.is_file()]
-    return sorted(found)
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -290,7 +268,7 @@ _Outcome = tuple[JSON | None, list[str], str | None, dict[str, int]]
 def _render_one(job: _Job) -> _Outcome:
     """Worker: load, render and write one page.
     Returns (summary, diagnostics, error, secrets redacted per rule)."""
-    from ..page.export import export_session  # imported in the worker process
+    from ..export.pipeline import export_session  # imported in the worker process
 
     try:
         result = export_session(
@@ -343,7 +321,7 @@ def _gate(redactor: Any) -> Callable[[str, Path], None] | None:
     """The output gate as ``gate(text, path)`` when redacting, else None."""
     if redactor is None:
         return None
-    from ..page.export import check_output
+    from ..export.pipeline import check_output
 
     # the index's values, each on its line: read as they are (search shows them as text)
     return lambda text, path: check_output(text, redactor, path, kind="text")
@@ -511,7 +489,7 @@ def build_site(
     ``growing_seconds`` (``--watch``): a file whose last line has no newline yet and that was
     written less than this many seconds ago is being written; that line waits, with no
     warning, and the page is made again once the line ends or the file stops growing."""
-    from ..page.export import RenderOptions
+    from ..export.pipeline import RenderOptions
     from ..page.render import (
         RECENT_SESSIONS,
         SiteNav,
@@ -742,7 +720,7 @@ def build_site(
     for old_folder in {Path(prev.page).parent for prev in old.values()}:
         _remove_if_only_index(out / old_folder, set(projects))
     if redactor is not None:  # the names of everything written, gated like the pages
-        from ..page.export import check_output
+        from ..export.pipeline import check_output
 
         names = sorted({r.page for r in records.values()} | set(projects))
         check_output("\n".join(names), redactor, f"{out}: page and folder names", kind="text")
@@ -920,7 +898,7 @@ def _dedupe_pages(planned: list[tuple[Path, str, str, JSON]]) -> None:
 def _write_checked(path: Path, text: str, redactor: Any) -> None:
     """Write an index page, through the output gate when redacting."""
     if redactor is not None:
-        from ..page.export import check_output
+        from ..export.pipeline import check_output
 
         check_output(text, redactor, path)
     write_atomic(path, text)
@@ -1191,7 +1169,7 @@ def _save_manifest(
     }
     text = output_json(data)  # any integer, however a session's figures add up
     if redactor is not None:
-        from ..page.export import check_output
+        from ..export.pipeline import check_output
 
         check_output(text, redactor, out / MANIFEST, kind="json")
     write_atomic(out / MANIFEST, text)

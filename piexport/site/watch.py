@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .build import SiteReport, build_site, discover
+from ..read.discover import discover
+from .build import SiteReport, build_site
 
 GROWING_SECONDS = 2.0
 """How long a file with an unterminated last line may stay unchanged before that line is

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from piexport.page.export import export_session
+from piexport.export.pipeline import export_session
 
 from ..branch_trees import fork_tree
 from ..conftest import HEADER, to_lines

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from piexport.page.export import RenderOptions, export_session
+from piexport.export.pipeline import RenderOptions, export_session
 
 from ..conftest import SAMPLES
 

@@ -11,7 +11,7 @@ import orjson
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from piexport.page.export import RenderOptions
+from piexport.export.pipeline import RenderOptions
 
 from ..conftest import msg
 from ..live import Served, append, copy_shop, message_line, serve_process
@@ -199,7 +199,7 @@ def test_static_page_stays_silent(
 ) -> None:
     """A page from ``site`` (no live tag, no connect-src) makes no request even when served."""
     live, source = served
-    from piexport.page.export import export_session
+    from piexport.export.pipeline import export_session
 
     static = live.out / "static-copy.html"
     export_session(source, static, RenderOptions())

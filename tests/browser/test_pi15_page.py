@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from piexport import load_session
-from piexport.page.export import export_session
+from piexport.export.pipeline import export_session
 
 from ..conftest import DATA
 from .test_viewer import MODES, Watch

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from piexport.page.export import export_session
+from piexport.export.pipeline import export_session
 from piexport.site.build import build_site
 
 from ..conftest import HEADER, msg, sample_files, to_lines, tool_result

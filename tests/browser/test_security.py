@@ -19,7 +19,7 @@ import orjson
 import pytest
 from playwright.sync_api import Browser, Page
 
-from piexport.page.export import RenderOptions, export_session
+from piexport.export.pipeline import RenderOptions, export_session
 
 from ..conftest import HEADER, ts
 from ..test_render import static_checks, unseen

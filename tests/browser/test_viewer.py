@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from piexport import load_session
-from piexport.page.export import RenderOptions, export_session
+from piexport.export.pipeline import RenderOptions, export_session
 from piexport.page.view import dom_id
 from piexport.site.build import build_site
 

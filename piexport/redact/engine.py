@@ -35,8 +35,9 @@ from urllib.parse import unquote
 
 from ..errors import PiexportError
 from ..read.model import JSON, Diagnostic, Entry, Session, SessionHeader
-from .cut import FENCE, Derive, fence_step
-from .cut import TOKEN as _TOKEN
+from ..text.cut import FENCE, Derive, fence_step
+from ..text.cut import TOKEN as _TOKEN
+from ..workers import forked_map
 
 if TYPE_CHECKING:
     RULES: tuple[Rule, ...]
@@ -852,8 +853,6 @@ class Redactor:
         def line_end(pos: int) -> int:
             return text.find("\n", pos) + 1 or len(text)
 
-        from ..page.parallel import forked_map  # here: the CLI starts without multiprocessing
-
         cuts = _slices(len(text), line_end)
         fences = _fences_at(text, cuts) if kind == "markdown" else [""] * len(cuts)
         found = forked_map(
@@ -880,8 +879,6 @@ class Redactor:
                 f.seek(cuts[i])
                 data = f.read(cuts[i + 1] - cuts[i])
             return self._scan_piece(data.decode("utf-8", "surrogateescape"), kind)
-
-        from ..page.parallel import forked_map
 
         return _by_rule(forked_map(scan, len(cuts) - 1, workers))
 
@@ -1095,7 +1092,7 @@ def _as_shown(secret: str) -> str:
 
 
 _ANSI = re.compile(r"\x1b\[([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?")
-"""Terminal escapes, as ``page.ansi`` finds them (a page draws their colours, a Markdown
+"""Terminal escapes, as ``text.ansi`` finds them (a page draws their colours, a Markdown
 fence leaves them out: the text around them reads as one)."""
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _PERCENT_LINE = re.compile(r"^.*%[0-9A-Fa-f]{2}.*$", re.MULTILINE)

@@ -2,7 +2,7 @@
 
 Shared by ``piexport tree`` and the page's navigator, so both describe an entry alike. A
 summary joins lines, cuts and puts page words next to session text: it is made with the
-session's ``derive`` (``share.cut.Derive``), which redacts it as a whole when the session
+session's ``derive`` (``text.cut.Derive``), which redacts it as a whole when the session
 was redacted, so a row never holds a shape the redactor did not see.
 """
 
@@ -15,22 +15,14 @@ from typing import Any
 
 from ..read.jsonutil import dumps, finite_number
 from ..read.model import Entry, Session, content_text
+from ..read.pairing import tool_calls_by_id
 from ..read.system import describe_update, leading_system_ids
 from ..read.tree import flatten
-from ..report.files import is_windows_path, shown_path
-from ..share.cut import PLAIN, Derive, shorten
-from .textsafe import plain_controls
+from ..text.cut import PLAIN, Derive, shorten
+from ..text.textsafe import terminal_safe
+from .files import is_windows_path, shown_path
 
 MAX_SUMMARY = 200
-# Control characters from content must not drive the user's terminal (ANSI, OSC 8, bells).
-_CONTROLS: dict[int, str | None] = {c: None for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
-_CONTROLS.update({0x2028: " ", 0x2029: " "})
-
-
-def terminal_safe(text: str) -> str:
-    """Text with every control character removed, safe to print to a terminal, and bidi
-    controls and invisible characters shown as marks (terminals that apply bidi exist)."""
-    return plain_controls(text.translate(_CONTROLS))
 
 
 def _one_line(text: str, limit: int = MAX_SUMMARY) -> str:
@@ -98,68 +90,6 @@ def _short_json(dumped: str) -> str:
     if len(quotes) % 2:
         head = head[: quotes[-1]]
     return head + "..."
-
-
-def tool_calls_by_id(session: Session) -> dict[str, tuple[Any, Any]]:
-    """toolCall id → (name, arguments), over every assistant message in the file."""
-    calls: dict[str, tuple[Any, Any]] = {}
-    for e in session.entries:
-        for block in e.tool_calls():
-            cid = block.get("id")
-            if isinstance(cid, str):
-                calls[cid] = (block.get("name"), block.get("arguments"))
-    return calls
-
-
-MAX_RESULT_WALK = 64
-"""How far up the tree a tool result looks for the assistant message that called it (pi
-puts results right after their call; parallel calls put them one after another)."""
-
-
-def pair_tool_results(session: Session) -> dict[tuple[str, str], Entry]:
-    """(assistant entry id, toolCall id) → the toolResult entry that answers it.
-
-    Only real assistant messages call tools. A result pairs with the nearest assistant
-    message above it in the tree holding a call with its id (so calls whose ids repeat,
-    as some providers' ``call_0`` do, each get their own result); failing that, with the
-    first call of that id in the file still unanswered. Each call gets at most one result
-    and each result at most one call: a result left over is shown on its own."""
-    owners: dict[str, list[str]] = {}
-    calls_in: dict[str, set[str]] = {}
-    for e in session.entries:
-        for block in e.tool_calls():
-            cid = block.get("id")
-            if isinstance(cid, str) and cid not in calls_in.setdefault(e.id, set()):
-                calls_in[e.id].add(cid)
-                owners.setdefault(cid, []).append(e.id)
-    parent = session.tree.parent
-    pairs: dict[tuple[str, str], Entry] = {}
-    free: dict[str, int] = {}
-    for e in session.entries:
-        if e.role != "toolResult":
-            continue
-        cid = (e.message or {}).get("toolCallId")
-        if not isinstance(cid, str) or cid not in owners:
-            continue
-        owner: str | None = None
-        cur = parent.get(e.id)
-        for _ in range(MAX_RESULT_WALK):
-            if cur is None:
-                break
-            if cid in calls_in.get(cur, ()):
-                owner = cur
-                break
-            cur = parent.get(cur)
-        if owner is None or (owner, cid) in pairs:
-            listed = owners[cid]
-            i = free.get(cid, 0)
-            while i < len(listed) and (listed[i], cid) in pairs:
-                i += 1
-            free[cid] = i
-            owner = listed[i] if i < len(listed) else None
-        if owner is not None:
-            pairs[(owner, cid)] = e
-    return pairs
 
 
 def entry_summary(

@@ -13,7 +13,7 @@ become HTML there. Text from a session goes out in one of four ways:
 
 In all of them line ends are normalised (a lone CR is a line end to CommonMark) and bidi
 controls and invisible characters are shown as marks
-(:func:`~piexport.page.textsafe.plain_controls`).
+(:func:`~piexport.text.textsafe.plain_controls`).
 
 An ``@name`` (or ``@org/team``) in text notifies that person when the Markdown is posted
 as a pull-request comment: GitHub and GitLab link mentions in the text of the rendered
@@ -31,8 +31,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
-from ..page.ansi import strip_ansi
-from ..page.textsafe import plain_controls
+from .ansi import strip_ansi
+from .textsafe import plain_controls
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

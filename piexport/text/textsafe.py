@@ -141,3 +141,14 @@ def reveal_controls(escaped_html: str) -> str:
 def plain_controls(text: str) -> str:
     """The same markers as plain text, for attribute values and plain-text outputs."""
     return _translate(text, _plain()) if _has_hidden(text) else text
+
+
+# Control characters from content must not drive the user's terminal (ANSI, OSC 8, bells).
+_TERMINAL_DROPS: dict[int, str | None] = {c: None for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
+_TERMINAL_DROPS.update({0x2028: " ", 0x2029: " "})
+
+
+def terminal_safe(text: str) -> str:
+    """Text with every control character removed, safe to print to a terminal, and bidi
+    controls and invisible characters shown as marks (terminals that apply bidi exist)."""
+    return plain_controls(text.translate(_TERMINAL_DROPS))

@@ -12,14 +12,14 @@ from typing import IO, Any
 from ..deadline import DeadlineExceeded, held, limit, outer_expired
 from ..errors import PiexportError
 from ..output import write_atomic
+from ..page.render import RenderOptions, SiteNav, render_plain_parts, render_session_parts
+from ..page.view import ChildRef, Origin, Subagent, build_view
 from ..read.loader import load_session
 from ..read.model import Diagnostic, Session
 from ..read.selection import Selection, apply_selection, sharing_notice
+from ..redact.engine import RedactionError, Redactor, gate, redact_session
 from ..report.subagents import session_outcome
-from ..share.redact import RedactionError, Redactor, gate, redact_session
-from .parallel import default_workers
-from .render import RenderOptions, SiteNav, render_plain_parts, render_session_parts
-from .view import ChildRef, Origin, Subagent, build_view
+from ..workers import default_workers
 
 __all__ = [
     "ExportResult",
@@ -75,7 +75,7 @@ def check_output(
     session: Session | None = None,
     kind: str = "html",
 ) -> None:
-    """The final gate (``share.redact.gate``): raise ``RedactionError`` naming the rules
+    """The final gate (``redact.engine.gate``): raise ``RedactionError`` naming the rules
     (never the secrets) when the rules still find something in an output about to be
     written (or in a file written), read as its reader reads it (``kind``: ``"html"`` for a
     page or Markdown, ``"text"`` for JSON, CSV or a terminal)."""
