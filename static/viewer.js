@@ -602,17 +602,6 @@
       return i < 0 || j < 0 || i === j ? null : [i, j];
     }
     function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
-    function tokens(n) {
-      return n >= 1e6 ? (n / 1e6).toFixed(2) + "M" : n >= 1000 ? (n / 1000).toFixed(1) + "k" : String(n);
-    }
-    function money(c) { return !c ? "—" : "$" + (c < 1 ? c.toFixed(4) : c.toFixed(2)); }
-    function figures(f) {
-      var out = [plural(f.turns, "turn"), plural(f.toolCalls, "tool call"), plural(f.toolErrors, "tool error"),
-        tokens(f.tokens) + " tokens", "cost " + money(f.cost), plural(f.files, "file") + " modified"];
-      if (f.compactions) out.push(plural(f.compactions, "compaction"));
-      return out.join(" · ");
-    }
-
     function sideHead(side, letter) {
       var head = el("div", "cmp-side cmp-" + letter.toLowerCase());
       var title = el("div", "cmp-title");
@@ -623,7 +612,7 @@
       for (var l = 0; l < side.labels.length; l++) title.appendChild(el("span", "badge label", side.labels[l]));
       if (side.stop === "error" || side.stop === "aborted") title.appendChild(el("span", "badge bad", "ended: " + side.stop));
       head.appendChild(title);
-      head.appendChild(el("p", "branch-figures", plural(side.entries, "entry").replace("entrys", "entries") + " · " + figures(side.figures)));
+      head.appendChild(el("p", "branch-figures", plural(side.entries, "entry").replace("entrys", "entries") + " · " + side.figures));
       var files = el("p", "branch-line");
       files.appendChild(el("span", "k", "Modified"));
       if (!side.files.length) files.appendChild(el("span", "muted", " no files"));

@@ -14,13 +14,14 @@ import pytest
 from bs4 import BeautifulSoup
 from click.testing import CliRunner
 
-from piexport.page.charts import MAX_BARS, Chart, context_chart, index_charts, money, tokens
+from piexport.page.charts import MAX_BARS, Chart, context_chart, index_charts
 from piexport.page.render import make_env, render_session
 from piexport.page.view import build_view
 from piexport.read.loader import load_session
 from piexport.report.summary import summary_json
 from piexport.report.usage import load_sessions, usage_report
 from piexport.site.build import MANIFEST, build_site
+from piexport.text.numbers import money, tokens
 
 from .browser.test_security import PAYLOADS
 from .conftest import HEADER, SAMPLES, msg, sample_files, tool_result

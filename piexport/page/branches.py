@@ -16,7 +16,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ..read.jsonutil import dumps
-from ..report.branches import Branch, figures_line, list_branches
+from ..report.branches import Branch, figures_line, figures_text, list_branches
 from ..report.compare import Cache, Comparison, Side, compare
 from ..report.files import shown_path
 from ..report.outline import plain_words
@@ -53,18 +53,6 @@ def _t(text: Any) -> str:
     return plain_controls(text if isinstance(text, str) else str(text))
 
 
-def _figures(f: Any) -> dict[str, Any]:
-    return {
-        "turns": f.messages.get("user", 0),
-        "toolCalls": sum(f.tool_calls.values()),
-        "toolErrors": f.tool_errors,
-        "tokens": f.tokens["total"],
-        "cost": round(f.cost, 6),
-        "files": len(f.files_modified),
-        "compactions": f.compactions,
-    }
-
-
 class _Pool:
     """Values stored once, referred to by their place. Every pair of leaves holds both its
     sides, and a leaf's turns after a fork are the same in every pair with that fork: held
@@ -99,7 +87,7 @@ def _side(v: SessionView, side: Side, line: str, pool: _Pool) -> dict[str, Any]:
         "dom": v.dom_of(side.leaf),
         "labels": [_t(x) for x in side.labels],
         "entries": len(side.own),
-        "figures": _figures(side.figures),
+        "figures": figures_text(side.figures),
         "line": line,
         "stop": _t(side.stop) if side.stop else None,
         "files": [

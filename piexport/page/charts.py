@@ -19,6 +19,7 @@ from ..read.figures import END_CHARTED, FIRST_CHARTED, usage_is_valid
 from ..read.jsonutil import finite_number
 from ..read.model import JSON
 from ..report.usage import NO_DATE, model_key
+from ..text.numbers import money, tokens
 from .view import SessionView
 
 MAX_BARS = 300
@@ -93,25 +94,9 @@ class Chart:
         return n + sum(2 + (1 if href else 0) for href in links)
 
 
-def tokens(n: float | None) -> str:
-    if n is None:
-        return "—"
-    n = float(n)
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.2f}M"
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(int(n))
-
-
 def axis(label: str) -> str:
     """An axis top without needless decimals: 200k, 1M, $2."""
     return label.replace(".0k", "k").replace(".00M", "M").replace(".00", "")
-
-
-def money(cost: float | None) -> str:
-    """Dollars; None (no message reported a cost) is "—", never $0."""
-    if cost is None:
-        return "—"
-    return f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}"
 
 
 def _add(a: float | None, b: float | None) -> float | None:

@@ -33,6 +33,7 @@ from ..report.prices import estimate_message
 from ..report.summary import session_span
 from ..text.ansi import ansi_to_html, escape_text
 from ..text.cut import PLAIN, Derive, whole_cut
+from ..text.numbers import money, tokens
 from ..text.textsafe import HIDDEN, SELECTORS, plain_controls, reveal_controls
 from ..version import __version__
 from ..workers import default_workers
@@ -167,11 +168,7 @@ def _tokens(value: Any) -> str:
     n = finite_number(value)
     if n is None:
         return _as_written(value)
-    return (
-        f"{n / 1_000_000:.2f}M"
-        if n >= 1_000_000
-        else (f"{n / 1000:.1f}k" if n >= 1000 else str(int(n)))
-    )
+    return tokens(n)
 
 
 def _cost(value: Any) -> str:
@@ -180,9 +177,7 @@ def _cost(value: Any) -> str:
     if v is None:
         shown = _as_written(value)
         return shown if shown == "—" else "$" + shown
-    if v == 0:
-        return "—"
-    return f"${v:.4f}" if v < 1 else f"${v:.2f}"
+    return money(v or None)
 
 
 def cost_est(cost: Any, estimated: Any = None) -> Markup:

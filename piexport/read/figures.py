@@ -173,3 +173,10 @@ def utc_text(ms: Any, fmt: str = "%Y-%m-%d %H:%M:%S UTC") -> str | None:
         return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime(fmt)
     except (OverflowError, OSError, ValueError):
         return None
+
+
+def iso_time(ms: int | None) -> str | None:
+    """A time in ms as JSON outputs write it (``2026-11-25T22:54:05.123Z``); None for no
+    time or one no calendar holds."""
+    stamp = utc_text(ms, "%Y-%m-%dT%H:%M:%S.")
+    return None if stamp is None or ms is None else stamp + f"{ms % 1000:03d}Z"

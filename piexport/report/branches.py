@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..read.figures import utc_text
+from ..read.figures import iso_time
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import flatten
 from ..text.cut import Derive
+from ..text.numbers import money, tokens
 from .files import shown_path
 from .stats import Figures, compute_figures
 
@@ -28,11 +29,6 @@ def one_line(text: str, derive: Derive, limit: int = LINE_CHARS) -> str:
     """Text on one line, spaces collapsed, cut near ``limit``: made with the session's
     ``derive`` (joined lines and a cut are read again when the session was redacted)."""
     return derive.line(text, limit)
-
-
-def iso(ms: int | None) -> str | None:
-    stamp = utc_text(ms, "%Y-%m-%dT%H:%M:%S.")  # None too for a time no calendar holds
-    return None if stamp is None or ms is None else stamp + f"{ms % 1000:03d}Z"
 
 
 def message_text(entry: Entry, derive: Derive) -> str:
@@ -95,8 +91,8 @@ class Branch:
             "lastAssistant": self.last_answer or None,
             "stopReason": self.stop,
             "endedInError": self.ended_badly,
-            "started": iso(self.figures.first_ms),
-            "ended": iso(self.figures.last_ms),
+            "started": iso_time(self.figures.first_ms),
+            "ended": iso_time(self.figures.last_ms),
             "durationSeconds": self.duration_seconds,
             "summaries": [text for _id, text in self.summaries],
         }
@@ -223,35 +219,32 @@ def branches_json(session: Session) -> JSON:
     }
 
 
-def _money(cost: float) -> str:
-    return "—" if not cost else (f"${cost:.4f}" if cost < 1 else f"${cost:.2f}")
-
-
 def figures_line(b: Branch) -> str:
     """turns · tool calls · errors · tokens · cost · files · time: one line of figures."""
-    f = b.figures
+    line = figures_text(b.figures)
+    if b.duration_seconds is not None:
+        line += f" · {duration(b.duration_seconds)}"
+    return line
+
+
+def figures_text(f: Figures) -> str:
+    """turns · tool calls · errors · tokens · cost · files (· compactions) of some entries:
+    a branch card's line, and each side's in the compare view."""
     parts = [
         plural(f.messages.get("user", 0), "turn"),
         plural(sum(f.tool_calls.values()), "tool call"),
         plural(f.tool_errors, "tool error"),
         f"{tokens(f.tokens['total'])} tokens",
-        f"cost {_money(f.cost)}",
+        f"cost {money(f.cost or None)}",
         plural(len(f.files_modified), "file") + " modified",
     ]
     if f.compactions:
         parts.append(plural(f.compactions, "compaction"))
-    if b.duration_seconds is not None:
-        parts.append(f"{duration(b.duration_seconds)}")
     return " · ".join(parts)
 
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def tokens(n: int) -> str:
-    """12.3k, 1.20M: as the page header shows token counts."""
-    return f"{n / 1e6:.2f}M" if n >= 1_000_000 else (f"{n / 1000:.1f}k" if n >= 1000 else str(n))
 
 
 def duration(seconds: float) -> str:

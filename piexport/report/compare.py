@@ -17,6 +17,7 @@ from typing import Any, Literal
 from ..read.model import JSON, Session
 from ..read.tooloutput import split_notice
 from ..text.mdsafe import code_fence, code_span, html_text, inline_text
+from ..text.numbers import money
 from .branches import ENDED_BADLY, last_texts, message_text, one_line
 from .files import shown_path
 from .linediff import line_counts, opcodes, unified
@@ -381,10 +382,6 @@ def compare(session: Session, leaf_a: str, leaf_b: str, cache: Cache | None = No
     return out
 
 
-def _money(cost: float) -> str:
-    return "—" if not cost else (f"${cost:.4f}" if cost < 1 else f"${cost:.2f}")
-
-
 def compare_markdown(session: Session, c: Comparison) -> str:
     """The comparison for a pull request comment or a CI report: safe where HTML renders."""
 
@@ -408,7 +405,7 @@ def compare_markdown(session: Session, c: Comparison) -> str:
         ended = inline_text(side.stop) if side.stop in ENDED_BADLY and side.stop else "ok"
         lines.append(
             f"| {n} | {f.messages.get('user', 0)} | {sum(f.tool_calls.values())} | "
-            f"{f.tool_errors} | {f.tokens['total']} | {_money(f.cost)} | "
+            f"{f.tool_errors} | {f.tokens['total']} | {money(f.cost or None)} | "
             f"{len(f.files_modified)} | {ended} |"
         )
     lines += ["", "**Turns**, aligned by request", "", "| | A | B |", "|---|---|---|"]

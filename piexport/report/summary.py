@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..read.figures import utc_text
+from ..read.figures import iso_time
 from ..read.model import JSON, Session, content_text
 from ..read.tree import timestamp_ms
 from ..text.cut import Derive
@@ -20,11 +20,6 @@ from .stats import Figures, compute_figures, file_figures
 
 FAIL_CONDITIONS = ("tool-error", "error", "aborted")
 TRIM = 600
-
-
-def _iso(ms: int | None) -> str | None:
-    stamp = utc_text(ms, "%Y-%m-%dT%H:%M:%S.")  # None too for a time no calendar holds
-    return None if stamp is None or ms is None else stamp + f"{ms % 1000:03d}Z"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +81,9 @@ def summary_json(session: Session, leaf_id: str | None = None) -> JSON:
             "id": session.id,
             "name": session.name,
             "cwd": session.cwd,
-            "started": _iso(span.start),
-            "ended": _iso(span.end),
-            "headerTime": _iso(span.header),
+            "started": iso_time(span.start),
+            "ended": iso_time(span.end),
+            "headerTime": iso_time(span.header),
             "durationSeconds": span.seconds,
             "parentSession": header.parent_session if header else None,
         },

@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..read.figures import chartable, utc_text
+from ..read.figures import chartable, iso_time, utc_text
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
 from ..text.ansi import strip_ansi
 from ..text.cut import shorten_left
 from ..text.mdsafe import newlines
+from ..text.numbers import money
 from ..text.textsafe import plain_controls
 from .stats import Figures, compute_figures, usage_source
 
@@ -166,7 +167,7 @@ class Row:
         errors = f.tool_errors if self.tool_errors is None else self.tool_errors
         extra: JSON = {}
         if self.title is not None:
-            extra = {"title": self.title, "started": _iso(self.started)}
+            extra = {"title": self.title, "started": iso_time(self.started)}
         return {
             "key": self.key,
             **extra,
@@ -190,11 +191,6 @@ class Row:
 def local_day_time(ms: int | None) -> str:
     """``2025-03-03 08:41`` (UTC), or ``(no date)`` (for a time no calendar holds too)."""
     return utc_text(ms, "%Y-%m-%d %H:%M") or NO_DATE
-
-
-def _iso(ms: int | None) -> str | None:
-    stamp = utc_text(ms, "%Y-%m-%dT%H:%M:%S.")  # None too for a time no calendar holds
-    return None if stamp is None or ms is None else stamp + f"{ms % 1000:03d}Z"
 
 
 def _in_range(day: date | None, since: date | None, until: date | None) -> bool:
@@ -385,12 +381,6 @@ def compact(n: int) -> str:
         if abs(n) >= size:
             return f"{n / size:.2f}{unit}" if abs(n) < 10 * size else f"{n / size:.1f}{unit}"
     return str(n)
-
-
-def money(cost: float | None) -> str:
-    if cost is None:
-        return "—"
-    return f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}"
 
 
 TOOL_COLUMNS = (
