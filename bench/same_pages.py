@@ -27,7 +27,10 @@ from run import CACHE, real_file, session_file  # noqa: E402
 RENDER = """
 import sys
 from pathlib import Path
-from piexport.export.pipeline import export_session
+try:
+    from piexport.export.pipeline import export_session
+except ImportError:  # a base from before export/ was a stage
+    from piexport.page.export import export_session
 from piexport.site.build import build_site
 out = Path(sys.argv[1])
 for src in sys.argv[3:]:

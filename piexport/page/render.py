@@ -318,6 +318,7 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
         other_fields=other_fields,
         cost_est=cost_est,
         version=__version__,
+        preview_lines=PREVIEW_LINES,
     )
     return env
 
