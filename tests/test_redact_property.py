@@ -166,8 +166,21 @@ MULTI_LINE = [
     "compaction",
     "branch-summary",
     "other-branch",
+    "system-prompt",
+    "tool-description",
+    "nested-call",
+    "context-edit",
 ]
-ONE_LINE = ["session-name", "label", "cwd", "read-path", "tool-name", "model", "file-name"]
+ONE_LINE = [
+    "session-name",
+    "label",
+    "cwd",
+    "read-path",
+    "tool-name",
+    "model",
+    "file-name",
+    "usage-note",
+]
 POSITIONS = MULTI_LINE + ONE_LINE
 FILLER = "deploy the shop to staging then check " * 20
 LIMITS = [40, 50, 53, 67, 70, 80, 100, 160, 200, 300, 400, 600]
@@ -224,7 +237,9 @@ def examples(draw: st.DrawFn) -> Example:
 
 
 def session_records(ex: Example) -> tuple[dict[str, Any], list[Any]]:
-    """A header and a tree: u1 → a1 (tool calls) → results → a2, and u2 → a3 from u1."""
+    """A header and a tree: a system prompt, u1 → a1 (tool calls) → results → a2, and
+    u2 → a3 from u1; the kinds of entry pi 1.5 added (a system prompt with sections and
+    tools, nested tool calls, a usage entry, a context edit) among them."""
 
     def joined(position: str, default: str = "") -> str:
         found = ex.at(position)
@@ -282,8 +297,39 @@ def session_records(ex: Example) -> tuple[dict[str, Any], list[Any]]:
         },
     ]
     model = one("model", "claude-sonnet")
+    system = {
+        "role": "system",
+        "content": joined("system-prompt", "You are a coding agent."),
+        "sections": {"rules": joined("system-prompt", "Be brief.")},
+        "toolsAdded": [
+            {
+                "name": "read",
+                "description": joined("tool-description", "read a file"),
+                "parameters": {"type": "object"},
+            }
+        ],
+    }
+    nested = {
+        "calls": [
+            {
+                "name": "fetch",
+                "arguments": {"url": joined("nested-call", "https://example.com")},
+                "status": "error",
+                "error": joined("nested-call", "timed out"),
+                "durationMs": 12,
+            }
+        ],
+        "complete": True,
+    }
     records: list[Any] = [
-        msg("u1", None, "user", user_content, 1),
+        {
+            "type": "message",
+            "id": "s0",
+            "parentId": None,
+            "timestamp": ts(0),
+            "message": system,
+        },
+        msg("u1", "s0", "user", user_content, 1),
         msg(
             "a1",
             "u1",
@@ -303,7 +349,7 @@ def session_records(ex: Example) -> tuple[dict[str, Any], list[Any]]:
         tool_result("r2", "r1", "print('hi')\n", 4, "c2", "read"),
         tool_result("r3", "r2", "Wrote deploy.env", 5, "c3", "write"),
         tool_result("r4", "r3", "Successfully replaced 1 block(s).", 6, "c4", "edit"),
-        tool_result("r5", "r4", "200 OK", 7, "c5", tool_name),
+        with_nested(tool_result("r5", "r4", "200 OK", 7, "c5", tool_name), nested),
         msg(
             "b1",
             "r5",
@@ -353,6 +399,25 @@ def session_records(ex: Example) -> tuple[dict[str, Any], list[Any]]:
             "timestamp": ts(15),
             "name": one("session-name", ""),
         },
+        {
+            "type": "usage",
+            "id": "us1",
+            "parentId": "n1",
+            "timestamp": ts(16),
+            "kind": "cache_warm",
+            "provider": "anthropic",
+            "model": model,
+            "note": one("usage-note", "warmed"),
+            "usage": {"input": 3, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 4},
+        },
+        {
+            "type": "context_edit",
+            "id": "ce1",
+            "parentId": "us1",
+            "timestamp": ts(17),
+            "targetId": "r1",
+            "replacement": {"content": joined("context-edit", "(output elided)")},
+        },
     ]
     labels = ex.at("label")
     for i, (target, text) in enumerate(zip(["u1", "a1", "r1", "a3", "a2"], labels, strict=False)):
@@ -361,12 +426,18 @@ def session_records(ex: Example) -> tuple[dict[str, Any], list[Any]]:
                 "type": "label",
                 "id": f"l{i}",
                 "parentId": records[-1]["id"],
-                "timestamp": ts(16 + i),
+                "timestamp": ts(20 + i),
                 "targetId": target,
                 "label": text,
             }
         )
     return header, records
+
+
+def with_nested(result: dict[str, Any], nested: dict[str, Any]) -> dict[str, Any]:
+    """A tool result that records the calls its tool made to other tools (pi 1.5)."""
+    result["message"]["nestedCalls"] = nested
+    return result
 
 
 def forms(secret: str) -> set[str]:

@@ -6,7 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, expect, sync_playwright
+
+# Every expect() waits for its state; on a busy 2-core CI machine a page's script can take
+# longer than Playwright's 5 s default to reach it. Waiting longer never passes a wrong state.
+expect.set_options(timeout=20_000)
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
