@@ -112,6 +112,9 @@ AWS_SECRET = "wJalrXUtnFEMIK7MDENG/bPxRfiCYEXAMPLEKEY"[:36] + "Ab+9"
     [
         # the last 4 characters of a 40-character key URL-encoded: the gate decodes them
         (f"aws_secret_access_key = {AWS_SECRET[:36]}%41%62%2B%39", AWS_SECRET[:36]),
+        # a key cut short, in a sentence (no config line): named as an AWS secret, it is one
+        (f"ok aws_secret_access_key = {AWS_SECRET[:36]} then", AWS_SECRET[:36]),
+        (f"set AWS_SECRET_ACCESS_KEY: {AWS_SECRET[:30]}, then", AWS_SECRET[:30]),
         (
             "token gh%70_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
             "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
