@@ -89,7 +89,7 @@ def sample_files() -> list[Path]:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """One line with the security harness's figures (SECURITY.md (c)), when it ran."""
+    """One line with the harness's figures (docs/threats.md#what-the-suite-measures), if it ran."""
     from .browser.test_security import STATS
     from .test_corpus import CORPUS_STATS
 

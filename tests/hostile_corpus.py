@@ -1,4 +1,4 @@
-"""The file-and-tree part of SECURITY.md's hostile corpus (items 1-19), as data.
+"""The file-and-tree part of docs/threats.md#hostile-corpus (items 1-19), as data.
 
 Each case is a whole session file and the ids of the valid entries it holds: every one of
 them must come out of the loader, and onto the page, exactly once.

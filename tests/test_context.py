@@ -1,4 +1,4 @@
-"""build_session_context(): every rule of FORMAT.md's "What the model saw"."""
+"""build_session_context(): every rule of docs/format.md#what-the-model-saw."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Version floors that keep known holes out (SECURITY.md threat 10)."""
+"""Version floors that keep known holes out (docs/threats.md#threats, threat 10)."""
 
 from __future__ import annotations
 

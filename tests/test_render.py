@@ -54,7 +54,7 @@ def render(path: Path) -> str:
 
 
 def static_checks(html: str) -> BeautifulSoup:
-    """What every page must satisfy, whatever was in the session (SECURITY.md (c))."""
+    """What every page must satisfy, whatever was in the session (docs/threats.md#static-checks)."""
     soup = BeautifulSoup(html, "html.parser")
     head = soup.head
     assert head is not None

@@ -9,7 +9,7 @@ __all__ = ["default_sessions_root", "discover"]
 
 
 def default_sessions_root() -> Path:
-    """Where pi keeps sessions, honouring the environment overrides FORMAT.md lists."""
+    """Where pi keeps sessions, with the overrides docs/format.md#where-session-files-live lists."""
     flat = os.environ.get("PI_CODING_AGENT_SESSION_DIR")
     if flat:
         return Path(flat).expanduser()

@@ -26,7 +26,7 @@ from ..test_render import static_checks, unseen
 
 pytestmark = pytest.mark.browser
 
-# SECURITY.md (b) items 20-29, 34-36; alert() shows as a dialog, __xss flags are counted too.
+# docs/threats.md#hostile-corpus items 20-29, 34-36; alert() shows as a dialog, __xss flags count.
 PAYLOADS = [
     "<script>alert(1)</script>",
     "<script>window.__xss_script=1</script>",
