@@ -23,9 +23,7 @@ def _layers() -> list[str]:
     (contract,) = config["tool"]["importlinter"]["contracts"]
     assert contract["type"] == "layers"
     return [
-        name.strip()
-        for layer in contract["layers"]
-        for name in layer.replace(":", "|").split("|")
+        name.strip() for layer in contract["layers"] for name in layer.replace(":", "|").split("|")
     ]
 
 

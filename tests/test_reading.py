@@ -36,6 +36,8 @@ def test_tree_rows_show_paths_relative_to_the_cwd_and_commands_by_their_head(
         tool_turn("a3", "r2", 6, call("c3", "bash", command=f"cd {CWD}/pkg && make\nmake install")),
         tool_result("r3", "a3", "ok", 7, "c3", "bash"),
         tool_turn("a4", "r3", 8, call("c4", "edit", path="/etc/hosts", edits=[])),
+        tool_turn("a5", "a4", 9, call("c5", "subagent", agent="reviewer", task="Review\n cart.py")),
+        tool_turn("a6", "a5", 10, call("c6", "web_fetch", limit=3)),
     ]
     session = load_session(make_session(records))
     rows = {r.id: r.text for r in build_view(session).outline}
@@ -44,6 +46,9 @@ def test_tree_rows_show_paths_relative_to_the_cwd_and_commands_by_their_head(
     assert rows["a2"] == "assistant: [bash: npm test 2>&1]"
     assert rows["r3"] == "[bash: cd pkg && make …]"
     assert rows["a4"] == "assistant: [edit: /etc/hosts]"  # outside the cwd: as written
+    # another tool by the words of its arguments, not their JSON; none: its JSON
+    assert rows["a5"] == "assistant: [subagent: reviewer · Review cart.py]"
+    assert rows["a6"] == 'assistant: [web_fetch: {"limit":3}]'
     # the CLI's tree keeps the full words
     assert f"[read: {CWD}/src/cart.py]" in render_tree_text(session)
 

@@ -200,6 +200,7 @@ def render_tree_text(session: Session, *, ids: bool = False, width: int | None =
 # ---- the page's tree rows (issue 28): what differs first ----------------------------------
 
 _PATH_ARGS = ("path", "file_path")
+_BUILT_IN = frozenset({"read", "write", "edit", "bash", "grep", "find", "ls"})
 _CD_HERE = re.compile(r"""^cd\s+(["']?)\.\1\s*(?:&&|;)\s*""")
 
 
@@ -272,6 +273,11 @@ def _tree_row(
                 shown[key] = shown_path(shown[key], cwd)
         if name == "bash" and isinstance(shown.get("command"), str):
             shown["command"] = command_head(shown["command"], cwd)
+        if name not in _BUILT_IN:  # another tool: its words, not its JSON
+            words = [" ".join(v.split()) for v in shown.values() if isinstance(v, str)]
+            said = " · ".join(w for w in words if w)
+            if said:
+                return f"[{name}: {shorten(said, 60)}]"
         return _tool_call_summary(name, shown)
 
     msg = entry.message
