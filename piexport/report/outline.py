@@ -273,7 +273,7 @@ def _tree_row(
                 shown[key] = shown_path(shown[key], cwd)
         if name == "bash" and isinstance(shown.get("command"), str):
             shown["command"] = command_head(shown["command"], cwd)
-        if name not in _BUILT_IN:  # another tool: its words, not its JSON
+        if isinstance(name, str) and name not in _BUILT_IN:  # another tool: its words
             words = [" ".join(v.split()) for v in shown.values() if isinstance(v, str)]
             said = " · ".join(w for w in words if w)
             if said:
