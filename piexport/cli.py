@@ -5,22 +5,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 import sys
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
 from .errors import InputError, PiexportError
-from .output import write_atomic
-from .read.context import build_session_context
+from .export.gate import Gate
+from .export.outputs import Printed
+from .export.shown import Shown, load_shown, shown
 from .read.jsonutil import output_json
-from .read.loader import load_session
 from .read.model import Session
-from .read.selection import Selection, SelectionError, sharing_notice
-from .report.outline import render_tree_text
-from .report.summary import FAIL_CONDITIONS, failures, summary_json, summary_markdown
+from .read.selection import Selection, SelectionError
+from .report.summary import FAIL_CONDITIONS, failures
 from .search.records import FIELDS
 from .text.cut import PLAIN, Derive
 from .text.textsafe import terminal_safe
@@ -47,13 +45,18 @@ class Failed(click.ClickException):
     exit_code = EXIT_WARNINGS
 
 
-def _load(path: str, redactor: Redactor | None = None) -> Session:
-    """The session in ``path`` (``-``: stdin); a file that cannot be read is a one-line
-    error (its path redacted with ``redactor``, as everything the command prints)."""
+def _source(path: str) -> tuple[Path | IO[bytes], str | None]:
+    """The file a command reads (``-``: stdin) and the name it goes by."""
+    return (sys.stdin.buffer, "<stdin>") if path == "-" else (Path(path), None)
+
+
+def _load(path: str, redactor: Redactor | None = None, *, redact: bool = True) -> Shown:
+    """The session in ``path`` (``-``: stdin) as shown: redacted with ``redactor`` unless
+    ``redact`` is False. A file that cannot be read is a one-line error (its path redacted,
+    as everything the command prints)."""
+    source, name = _source(path)
     try:
-        if path == "-":
-            return load_session(sys.stdin.buffer, name="<stdin>")
-        return load_session(Path(path))
+        return load_shown(source, redactor if redact else None, name=name)
     except InputError as exc:
         raise Failure(_said(str(exc), redactor)) from exc
     except PiexportError as exc:
@@ -66,44 +69,50 @@ def _said(text: str, redactor: Redactor | None) -> str:
     return shown if redactor is None else redactor.redact_text(shown, count=False)
 
 
-def _shown(session: Session, redactor: Redactor | None) -> tuple[Session, dict[str, int]]:
-    """The session as a command shows it (redacted with ``redactor``), and the secrets
-    replaced per rule; its ``derive`` makes every text made from it."""
-    if redactor is None:
-        return session, {}
-    from .redact.engine import redact_session
-
-    before = Counter(redactor.counts)
-    shown = redact_session(session, redactor)
-    return shown, dict(redactor.counts - before)
+def _emit(printed: Printed, gate: Gate, where: str, session: Session | None = None) -> None:
+    """Print an output once the gate has read it as its reader reads it; a refusal prints
+    nothing, names the rules and exits 1."""
+    try:
+        gate.check(printed.text, where, printed.kind, session)
+    except PiexportError as exc:  # RedactionError
+        raise Failed(str(exc)) from exc
+    click.echo(printed.text, nl=printed.nl)
 
 
-def _lines(lines: Iterable[str], session: Session) -> str:
-    """Lines for a terminal: control characters out, and each line read again as one
-    text with the session's ``derive`` (what removing them joined, a composed line)."""
-    return "".join(session.derive(terminal_safe(line)) + "\n" for line in lines)
-
-
-def _emit(
-    text: str,
+def _print_session(
+    file: str,
     redactor: Redactor | None,
-    where: str,
-    session: Session | None = None,
+    strict: bool,
+    what: str,
+    make: Callable[[Session], Printed],
     *,
-    kind: str = "text",
-    nl: bool = True,
-) -> None:
-    """Print an output: when redacting, only once the gate has read it as its reader reads
-    it (``kind``: ``"markdown"``, ``"json"``, ``"csv"``, ``"text"`` for a terminal); a
-    refusal prints nothing, names the rules and exits 1."""
-    if redactor is not None:
-        from .redact.engine import RedactionError, gate
+    quiet: bool = False,
+) -> Session:
+    """Load one session (redacted with ``redactor``) and print the output ``make`` makes of
+    it; returns the session as shown."""
+    return _print_shown(_load(file, redactor), redactor, strict, what, make, quiet=quiet)
 
-        try:
-            gate(text, redactor, where, session=session, kind=kind)
-        except RedactionError as exc:
-            raise Failed(str(exc)) from exc
-    click.echo(text, nl=nl)
+
+def _print_shown(
+    shown: Shown,
+    redactor: Redactor | None,
+    strict: bool,
+    what: str,
+    make: Callable[[Session], Printed],
+    *,
+    quiet: bool = False,
+) -> Session:
+    """Print the output ``make`` makes of a session as shown, through the gate; then the
+    secrets replaced and the file's problems (``quiet``: not them)."""
+    session = shown.session
+    try:
+        printed = make(session)
+    except SelectionError as exc:  # a leaf it does not have
+        raise Failure(str(exc)) from exc
+    _emit(printed, Gate(redactor), what, session)
+    _redaction_line(redactor, shown.redacted)
+    _report(session, strict, quiet)
+    return session
 
 
 def _report(session: Session, strict: bool, quiet: bool = False) -> None:
@@ -351,22 +360,9 @@ def context_command(
     file: str, leaf_id: str | None, redactor: Redactor | None, strict: bool
 ) -> None:
     """Print what the model saw (pi's buildSessionContext) as JSON."""
-    session, redacted = _shown(_load(file, redactor), redactor)
-    if leaf_id is not None and leaf_id not in session.by_id:
-        raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
-    _emit(
-        output_json(build_session_context(session, leaf_id)),
-        redactor,
-        "context",
-        session,
-        kind="json",
-    )
-    _redaction_line(redactor, redacted)
-    _report(session, strict)
+    from .export.outputs import context_output
 
-
-TREE_IDS_WIDTH = 100
-"""A terminal at least this wide shows entry ids in ``tree`` unless told otherwise."""
+    _print_session(file, redactor, strict, "context", lambda s: context_output(s, leaf_id))
 
 
 @cli.command("tree")
@@ -384,14 +380,10 @@ def tree_command(file: str, ids: bool | None, redactor: Redactor | None, strict:
     terminal, lines are cut to its width."""
     import shutil
 
-    session, redacted = _shown(_load(file, redactor), redactor)
+    from .export.outputs import tree_output
+
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
-    if ids is None:
-        ids = width is None or width >= TREE_IDS_WIDTH
-    text = render_tree_text(session, ids=ids, width=width)
-    _emit(text, redactor, "tree", session, nl=False)
-    _redaction_line(redactor, redacted)
-    _report(session, strict)
+    _print_session(file, redactor, strict, "tree", lambda s: tree_output(s, ids, width))
 
 
 @cli.command("info")
@@ -401,23 +393,10 @@ def tree_command(file: str, ids: bool | None, redactor: Redactor | None, strict:
 @strict_option
 def info_command(file: str, as_json: bool, redactor: Redactor | None, strict: bool) -> None:
     """Print the header, name, counts by entry type and role, leaves, labels and problems."""
-    session, redacted = _shown(_load(file, redactor), redactor)
-    facts = session_facts(session)
-    if as_json:
-        _emit(output_json(facts), redactor, "info", session, kind="json")
-    else:
-        lines = []
-        for key, value in facts.items():
-            if isinstance(value, dict):
-                shown = ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
-            elif isinstance(value, list):
-                shown = ", ".join(str(v) for v in value) or "-"
-            else:
-                shown = "-" if value is None else str(value)
-            lines.append(f"{key + ':':<14}{shown}")
-        _emit(_lines(lines, session), redactor, "info", session, nl=False)
-    _redaction_line(redactor, redacted)
-    _report(session, strict, quiet=as_json is False)
+    from .export.outputs import info_output
+
+    make = functools.partial(info_output, as_json=as_json)
+    _print_session(file, redactor, strict, "info", make, quiet=not as_json)
 
 
 page_timeout_option = click.option(
@@ -663,9 +642,7 @@ def search_command(
         matches = [h.as_json(q) for h in hits]
         if redactor is not None:  # a snippet is a cut, a path a session's file name
             matches = [{k: _derived(v, derive) for k, v in m.items()} for m in matches]
-        _emit(
-            output_json({"complete": complete, "matches": matches}), redactor, "search", kind="json"
-        )
+        _emit(Printed.json({"complete": complete, "matches": matches}), Gate(redactor), "search")
     else:
         if not complete and hits:
             click.echo("piexport: no entry has every word; entries with some of them:", err=True)
@@ -676,7 +653,7 @@ def search_command(
             )
             lines.append(derive(terminal_safe(f"{h.path}:{h.line}: {h.entry_id}: ") + line))
         if lines:
-            _emit("\n".join(lines), redactor, "search")
+            _emit(Printed("\n".join(lines)), Gate(redactor), "search")
     if not hits:
         click.echo("piexport: no matches", err=True)
         raise SystemExit(1)
@@ -726,61 +703,38 @@ def render_command(
 
     To share a page safely, add --redact and choose what it shows (--branch current,
     --no-thinking, --no-tool-output, --no-images, --only-context); the page says which."""
-    from .export.pipeline import RenderOptions, check_output, export_session, share_session
-    from .page.render import render_session
-    from .redact.engine import RedactionError
-    from .report.formats import session_json, session_markdown
+    from .export.outputs import export_output
+    from .page.render import RenderOptions
 
     if out is None:
         out = Path(("session" if file == "-" else Path(file).stem) + "." + fmt)
+    to_file = str(out) != "-"
     # pages written side by side: a fork links to its parent's page by file name
     options = _colour(RenderOptions(link_parent_by_name=True, workers=jobs or 0), highlight_chars)
-    if fmt == "html" and str(out) != "-":
-        source: Any = sys.stdin.buffer if file == "-" else Path(file)
-        try:
-            result = export_session(
-                source,
-                out,
-                options,
-                name="<stdin>" if file == "-" else None,
-                redactor=redactor,
-                selection=selection,
-                seconds=page_timeout,
-            )
-        except (InputError, SelectionError) as exc:
-            raise Failure(str(exc)) from exc
-        except PiexportError as exc:
-            raise Failed(str(exc)) from exc
-        session, redacted = result.session, result.redacted
-    else:
-        try:
-            session, redacted = share_session(_load(file, redactor), redactor, selection)
-        except SelectionError as exc:
-            raise Failure(str(exc)) from exc
-        if fmt == "html":
-            notice = sharing_notice(selection, redacted if redactor is not None else None)
-            text = render_session(session, options, sharing=notice)
-        else:
-            text = session_markdown(session) if fmt == "md" else session_json(session)
-        if redactor is not None:
-            try:
-                kind = {"json": "json", "md": "markdown"}.get(fmt, "html")
-                check_output(text, redactor, out, session=session, kind=kind)
-            except RedactionError as exc:
-                raise Failed(str(exc)) from exc
-        if str(out) == "-":
-            sys.stdout.write(text)
-        else:
-            try:
-                write_atomic(out, text)
-            except PiexportError as exc:
-                raise Failed(str(exc)) from exc
-    _redaction_line(redactor, redacted)
-    if str(out) != "-":
+    source, name = _source(file)
+    try:
+        result = export_output(
+            source,
+            out if to_file else None,
+            fmt,
+            options,
+            name=name,
+            redactor=redactor,
+            selection=selection,
+            seconds=page_timeout,
+        )
+    except (InputError, SelectionError) as exc:
+        raise Failure(_said(str(exc), redactor)) from exc
+    except PiexportError as exc:
+        raise Failed(_said(str(exc), redactor)) from exc
+    if result.text is not None:
+        sys.stdout.write(result.text)
+    _redaction_line(redactor, result.redacted)
+    if to_file:
         click.echo(f"wrote {out}", err=True)
-    if open_page and str(out) != "-":
+    if open_page and to_file:
         click.launch(str(out.resolve()))
-    _report(session, strict)
+    _report(result.session, strict)
 
 
 @cli.command("summary")
@@ -807,41 +761,13 @@ def summary_command(
     strict: bool,
 ) -> None:
     """Print a run's summary for CI: Markdown for the job page, or JSON figures."""
-    session, redacted = _shown(_load(file, redactor), redactor)
-    if leaf_id is not None and leaf_id not in session.by_id:
-        raise Failure(f"{session.path}: no entry with id {leaf_id!r}")
-    if fmt == "json":
-        _emit(
-            output_json(summary_json(session, leaf_id)), redactor, "summary", session, kind="json"
-        )
-    else:
-        text = summary_markdown(session, leaf_id, link)
-        _emit(text, redactor, "summary", session, kind="markdown")
-    _redaction_line(redactor, redacted)
-    _report(session, strict)
+    from .export.outputs import summary_output
+
+    make = functools.partial(summary_output, fmt=fmt, leaf_id=leaf_id, link=link)
+    session = _print_session(file, redactor, strict, "summary", make)
     found = failures(session, fail_on, leaf_id)
     if found:
         raise Failed(f"{session.path}: the session shows {', '.join(found)} (--fail-on)")
-
-
-def _print_report(
-    file: str,
-    strict: bool,
-    as_json: Callable[[Session], Any] | None,
-    as_lines: Callable[[Session], Iterable[str]],
-    redactor: Redactor | None,
-    what: str,
-) -> None:
-    """Load one session (redacted with ``redactor``) and print a report of it: its JSON
-    when ``as_json`` is given, else its lines made safe for a terminal; then the file's
-    problems. Through the gate when redacting."""
-    session, redacted = _shown(_load(file, redactor), redactor)
-    if as_json is not None:
-        _emit(output_json(as_json(session)), redactor, what, session, kind="json")
-    else:
-        _emit(_lines(as_lines(session), session), redactor, what, session, nl=False)
-    _redaction_line(redactor, redacted)
-    _report(session, strict)
 
 
 # ---- branches and compare (issue 17)
@@ -854,16 +780,9 @@ def _print_report(
 @strict_option
 def branches_command(file: str, fmt: str, redactor: Redactor | None, strict: bool) -> None:
     """Print every branch (leaf) with its figures from where it forks off the current one."""
-    from .report.branches import branches_json, branches_text
+    from .export.outputs import branches_output
 
-    _print_report(
-        file,
-        strict,
-        branches_json if fmt == "json" else None,
-        lambda s: branches_text(s).rstrip("\n").split("\n"),
-        redactor,
-        "branches",
-    )
+    _print_session(file, redactor, strict, "branches", lambda s: branches_output(s, fmt))
 
 
 @cli.command("compare")
@@ -877,55 +796,15 @@ def compare_command(
     file: str, leaf_a: str, leaf_b: str, fmt: str, redactor: Redactor | None, strict: bool
 ) -> None:
     """Compare two branches (leaf ids or labels): turns aligned, figures, files, diffs."""
-    from .report.branches import find_leaf
-    from .report.compare import compare, compare_markdown
+    from .export.outputs import compare_output, find_leaves
 
-    loaded = _load(file, redactor)
-    found = []
-    for wanted in (leaf_a, leaf_b):
-        leaf = find_leaf(loaded, wanted)  # a label as the user wrote it, before redaction
-        if leaf is None:
-            raise Failure(_said(f"{loaded.path}: no entry with id or label {wanted!r}", redactor))
-        found.append(leaf)
-    session, redacted = _shown(loaded, redactor)
-    result = compare(session, found[0], found[1])
-    if fmt == "json":
-        _emit(output_json(result.as_json()), redactor, "compare", session, kind="json")
-    else:
-        _emit(
-            compare_markdown(session, result),
-            redactor,
-            "compare",
-            session,
-            kind="markdown",
-            nl=False,
-        )
-    _redaction_line(redactor, redacted)
-    _report(session, strict)
-
-
-def session_facts(session: Session) -> dict[str, Any]:
-    """The facts ``piexport info`` shows, in display order."""
-    header = session.header
-    types = Counter(e.type for e in session.entries)
-    roles = Counter(e.role or "?" for e in session.entries if e.type == "message")
-    return {
-        "file": session.path,
-        "id": header.id if header else None,
-        "version": header.version if header else None,
-        "cwd": header.cwd if header else None,
-        "started": header.timestamp if header else None,
-        "forkedFrom": header.parent_session if header else None,
-        "name": session.name,
-        "entries": len(session.entries),
-        "types": dict(types.most_common()),
-        "roles": dict(roles.most_common()),
-        "leaf": session.tree.leaf_id,
-        "leaves": session.tree.leaves,
-        "branchPoints": session.tree.branch_points,
-        "labels": [session.derive(f"{k}={v}") for k, v in session.labels.items()],
-        "diagnostics": [session.derive(str(d)) for d in session.diagnostics],
-    }
+    loaded = _load(file, redactor, redact=False)
+    try:  # labels as the user wrote them, before redaction
+        a, b = find_leaves(loaded.session, (leaf_a, leaf_b))
+    except SelectionError as exc:
+        raise Failure(_said(str(exc), redactor)) from exc
+    make = functools.partial(compare_output, leaf_a=a, leaf_b=b, fmt=fmt)
+    _print_shown(shown(loaded.session, redactor), redactor, strict, "compare", make)
 
 
 # ---- live: site --watch and serve
@@ -1317,12 +1196,13 @@ def usage_command(
     for row in report.rows:  # a cwd, a model, a tool: the only session text a row holds
         row.key = derive(row.key)
     if fmt == "json":
-        _emit(output_json(report.as_json()), redactor, "usage", kind="json")
+        _emit(Printed.json(report.as_json()), Gate(redactor), "usage")
     elif fmt == "csv":
-        _emit(format_csv(report), redactor, "usage", kind="csv", nl=False)
+        _emit(Printed(format_csv(report), "csv", nl=False), Gate(redactor), "usage")
     else:  # a key cut on the left to fit: each line is read again
         table = format_table(report, terminal_safe)
-        _emit("\n".join(derive(line) for line in table.split("\n")), redactor, "usage")
+        lines = "\n".join(derive(line) for line in table.split("\n"))
+        _emit(Printed(lines), Gate(redactor), "usage")
         click.echo(format_notes(report.by, report.total.figures.known_estimate is not None))
     for p in problems:
         click.echo(_said(p, redactor), err=True)
@@ -1339,13 +1219,6 @@ def usage_command(
 @strict_option
 def files_command(file: str, fmt: str, redactor: Redactor | None, strict: bool) -> None:
     """Every file the session read, edited or wrote, on every branch (current one first)."""
-    from .report.files import files_json, files_text
+    from .export.outputs import files_output
 
-    _print_report(
-        file,
-        strict,
-        files_json if fmt == "json" else None,
-        lambda s: files_text(s).splitlines(),
-        redactor,
-        "files",
-    )
+    _print_session(file, redactor, strict, "files", lambda s: files_output(s, fmt))
