@@ -27,6 +27,7 @@ from .version import __version__
 if TYPE_CHECKING:  # the renderer and the redaction rules load only for commands using them
     from .page.render import RenderOptions
     from .redact.engine import Redactor
+    from .site.job import SiteJob
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -48,6 +49,12 @@ class Failed(click.ClickException):
 def _source(path: str) -> tuple[Path | IO[bytes], str | None]:
     """The file a command reads (``-``: stdin) and the name it goes by."""
     return (sys.stdin.buffer, "<stdin>") if path == "-" else (Path(path), None)
+
+
+def _fail(exc: Exception, message: str | None = None) -> click.ClickException:
+    """The exit a library error makes: unusable input (exit 2), or a failure (exit 1)."""
+    usage = isinstance(exc, (InputError, SelectionError))
+    return (Failure if usage else Failed)(str(exc) if message is None else message)
 
 
 def _load(path: str, redactor: Redactor | None = None, *, redact: bool = True) -> Shown:
@@ -254,6 +261,36 @@ def selection_options(*, per_session: bool) -> Callable[[F], F]:
     return _options_into("selection", options, _pop_selection)
 
 
+def _site_job(f: F) -> F:
+    """Hand ``site`` one ``SiteJob`` made from its options (ROOT, -o, -j, --force,
+    --project, --since, --until, --search-fields, --no-search, --page-timeout,
+    --highlight-chars, the redaction and selection options)."""
+
+    def build(values: dict[str, Any]) -> Any:
+        from .page.render import RenderOptions
+        from .read.discover import default_sessions_root
+        from .site.job import SiteJob
+
+        root = values.pop("root")
+        return SiteJob(
+            root if root is not None else default_sessions_root(),
+            values.pop("out"),
+            _colour(RenderOptions(), values.pop("highlight_chars")),
+            values.pop("jobs"),
+            values.pop("force"),
+            values.pop("project"),
+            values.pop("since"),
+            values.pop("until"),
+            values.pop("redactor"),
+            values.pop("selection"),
+            values.pop("page_timeout"),
+            values.pop("search_fields"),
+            not values.pop("no_search"),
+        )
+
+    return _options_into("job", [], build)(f)
+
+
 def _redactor(
     redact: bool, patterns: tuple[str, ...], config: Path | None, allow: tuple[str, ...]
 ) -> Redactor | None:
@@ -456,56 +493,35 @@ page_timeout_option = click.option(
 @redact_options
 @selection_options(per_session=False)
 @strict_option
-def site_command(
-    root: Path | None,
-    out: Path,
-    jobs: int | None,
-    force: bool,
-    project: str | None,
-    since: str | None,
-    until: str | None,
-    quiet: bool,
-    search_fields: frozenset[str] | None,
-    no_search: bool,
-    page_timeout: float | None,
-    redactor: Redactor | None,
-    selection: Selection | None,
-    strict: bool,
-    highlight_chars: int | None = None,
-    watch: bool = False,
-    poll: bool = False,
-) -> None:
+@_site_job
+def site_command(job: SiteJob, quiet: bool, strict: bool, watch: bool, poll: bool) -> None:
     """Archive every session under ROOT (default: pi's sessions folder) as a static site.
 
     Writes one page per session, an index per project and one over all projects, and
     search.html, which searches every session from the folder (no server needed). Pages of
     unchanged sessions are kept; pages of deleted sessions are removed.
     """
-    from .export.pipeline import RenderOptions
-    from .read.discover import default_sessions_root
-    from .site.build import build_site
+    from .site.live import build_lines
+    from .site.live import watch as watch_site
 
-    root = root if root is not None else default_sessions_root()
-    options = _colour(RenderOptions(), highlight_chars)
     if watch:
-        _watch_and_serve(
-            root,
-            out,
-            quiet=quiet,
-            poll=poll,
-            options=options,
-            jobs=jobs,
-            force=force,
-            project=project,
-            since=since,
-            until=until,
-            redactor=redactor,
-            selection=selection,
-            page_seconds=page_timeout,
-            search_fields=search_fields,
-            search=not no_search,
-        )
+        _live(functools.partial(watch_site, job, quiet=quiet, poll=poll))
         return
+    try:
+        report = job.build(progress=_progress_bar(quiet))
+    except PiexportError as exc:
+        raise _fail(exc) from exc
+    for line in build_lines(report, quiet=quiet):
+        click.echo(line, err=True)
+    _redaction_line(job.redactor, report.redacted)
+    if report.failed:
+        raise SystemExit(1)
+    if strict and report.warnings:
+        raise Failed(f"{len(report.warnings)} warning(s) and --strict")
+
+
+def _progress_bar(quiet: bool) -> Callable[[int, int], None]:
+    """A progress bar on a terminal's stderr as pages are made (none when ``quiet``)."""
     bar: Any = None
 
     def progress(done: int, total: int) -> None:
@@ -519,38 +535,18 @@ def site_command(
         if done == total:
             bar.__exit__(None, None, None)
 
+    return progress
+
+
+def _live(run: Callable[..., None]) -> None:
+    """Run a watch (``site.live``), telling the person on stderr; Ctrl+C twice exits 130."""
     try:
-        report = build_site(
-            root,
-            out,
-            options=options,
-            jobs=jobs,
-            force=force,
-            project=project,
-            since=since,
-            until=until,
-            progress=progress,
-            redactor=redactor,
-            selection=selection,
-            page_seconds=page_timeout,
-            search_fields=search_fields,
-            search=not no_search,
-        )
-    except InputError as exc:
-        raise Failure(str(exc)) from exc
-    except PiexportError as exc:
-        raise Failed(str(exc)) from exc
-    for _rel, error in report.failed:
-        click.echo(terminal_safe(f"failed: {error}"), err=True)
-    if not quiet:
-        for warning in report.warnings:
-            click.echo(terminal_safe(warning), err=True)
-        click.echo(report.summary_line(), err=True)
-    _redaction_line(redactor, report.redacted)
-    if report.failed:
-        raise SystemExit(1)
-    if strict and report.warnings:
-        raise Failed(f"{len(report.warnings)} warning(s) and --strict")
+        run(say=lambda line: click.echo(line, err=True))
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+        raise SystemExit(130) from None
+    except Exception as exc:  # the first build: a missing folder is unusable input (2)
+        raise _fail(exc) from exc
 
 
 def _search_fields(value: str | None) -> frozenset[str] | None:
@@ -807,94 +803,6 @@ def compare_command(
     _print_shown(shown(loaded.session, redactor), redactor, strict, "compare", make)
 
 
-# ---- live: site --watch and serve
-
-
-def default_serve_folder(root: Path) -> Path:
-    """Where ``serve`` keeps its site when not told: a cache folder per sessions folder."""
-    import hashlib
-    import os
-
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path("~/.cache").expanduser())
-    resolved = str(root.expanduser().resolve())
-    digest = hashlib.sha1(resolved.encode("utf-8", "surrogatepass")).hexdigest()[:10]
-    return Path(cache) / "piexport" / "serve" / digest
-
-
-def _watch_and_serve(
-    root: Path,
-    out: Path,
-    *,
-    quiet: bool,
-    poll: bool,
-    server: Any = None,
-    open_browser: bool = False,
-    **build_options: Any,
-) -> None:
-    """Build, then watch until Ctrl+C. The first Ctrl+C lets the build under way finish (so
-    the site is whole) and stops; a second one stops at once."""
-    import signal
-    import threading
-
-    from .site.watch import WatchState, watch_site
-
-    stop = threading.Event()
-    state = WatchState()
-
-    def on_sigint(signum: int, frame: Any) -> None:
-        if stop.is_set():
-            raise KeyboardInterrupt
-        stop.set()
-        if state.building:
-            click.echo("stopping once this build is written (Ctrl+C again: at once)", err=True)
-
-    def on_build(report: Any) -> None:
-        for _rel, error in report.failed:
-            click.echo(terminal_safe(f"failed: {error}"), err=True)
-        if not quiet:
-            for warning in report.warnings:
-                click.echo(terminal_safe(warning), err=True)
-            if report.rendered or report.removed or report.failed or state.builds == 1:
-                click.echo(report.summary_line(), err=True)
-        if state.builds == 1:
-            if server is not None:
-                click.echo(f"serving {out} at {server.url()} (Ctrl+C stops)", err=True)
-                if open_browser:
-                    import webbrowser
-
-                    webbrowser.open(server.url())
-            elif not quiet:
-                click.echo(f"watching {root} (Ctrl+C stops)", err=True)
-
-    def on_error(exc: Exception) -> None:  # a later build's: the watch goes on
-        click.echo(terminal_safe(f"build failed: {exc}"), err=True)
-
-    previous = signal.signal(signal.SIGINT, on_sigint)
-    try:
-        watch_site(
-            root,
-            out,
-            stop=stop,
-            on_build=on_build,
-            on_error=on_error,
-            state=state,
-            force_polling=True if poll else None,
-            **build_options,
-        )
-    except KeyboardInterrupt:
-        click.echo("stopped", err=True)
-        raise SystemExit(130) from None
-    except Exception as exc:  # the first build: a missing folder is unusable input (2)
-        raise (Failure if isinstance(exc, InputError) else Failed)(str(exc)) from exc
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-    if not quiet:
-        click.echo("stopped; the site is complete", err=True)
-
-
 @cli.command("serve")
 @click.argument("root", required=False, type=click.Path(path_type=Path))
 @click.option(
@@ -937,35 +845,17 @@ def serve_command(
     Builds the site, keeps it current as pi writes, and serves it read-only. Open pages
     update in place when their session changes.
     """
-    from .export.pipeline import RenderOptions
+    from .page.render import RenderOptions
     from .read.discover import default_sessions_root
-    from .site.serve import start_server
+    from .site.job import SiteJob
+    from .site.live import default_serve_folder, serve
 
     root = root if root is not None else default_sessions_root()
+    options = _colour(RenderOptions(live=True), highlight_chars)
     out = out if out is not None else default_serve_folder(root)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(
-            f"warning: listening on {host}: anyone who can reach this address can read "
-            "your sessions (no password, no TLS)",
-            err=True,
-        )
-    out.mkdir(parents=True, exist_ok=True)
-    try:
-        server = start_server(out, "127.0.0.1" if host == "localhost" else host, port)
-    except OSError as exc:
-        raise Failure(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
-    _watch_and_serve(
-        root,
-        out,
-        quiet=quiet,
-        poll=poll,
-        server=server,
-        open_browser=open_browser,
-        options=_colour(RenderOptions(live=True), highlight_chars),
-        jobs=jobs,
-        project=project,
-        redactor=redactor,
-    )
+    job = SiteJob(root, out, options, jobs, project=project, redactor=redactor)
+    live = functools.partial(serve, quiet=quiet, poll=poll, open_browser=open_browser)
+    _live(functools.partial(live, job, host, port))
 
 
 def main() -> None:
