@@ -1,6 +1,7 @@
 """Every output of one session besides a page written by :func:`pipeline.export_session`:
 Markdown and JSON (``render --format md|json``), a page for stdout, the CI summary and the
-printed reports (``context``, ``tree``, ``info``, ``branches``, ``files``, ``compare``).
+printed reports (``context``, ``tree``, ``info``, ``branches``, ``files``, ``compare``);
+and the usage of many (``usage``).
 
 Each is made from the session as shown (:mod:`.shown`: loaded, selected, redacted) and is
 read by the :class:`~.gate.Gate` as its reader reads it (its ``kind``) before it is written
@@ -24,6 +25,8 @@ from .shown import load_shown
 if TYPE_CHECKING:
     from ..page.render import RenderOptions
     from ..redact.engine import Redactor
+    from ..report.usage import UsageReport
+    from ..text.cut import Derive
 
 __all__ = [
     "FORMAT_KINDS",
@@ -40,6 +43,7 @@ __all__ = [
     "session_text",
     "summary_output",
     "tree_output",
+    "usage_output",
 ]
 
 
@@ -233,3 +237,19 @@ def compare_output(session: Session, leaf_a: str, leaf_b: str, fmt: str = "md") 
     if fmt == "json":
         return Printed.json(result.as_json())
     return Printed(compare_markdown(session, result), "markdown", nl=False)
+
+
+def usage_output(report: UsageReport, fmt: str, derive: Derive) -> Printed:
+    """Usage as an aligned table (``"table"``), JSON or CSV. A row's key (a cwd, a model, a
+    tool: the only session text a row holds) is made with ``derive``, and so is each line
+    of the table (a key cut on the left to fit)."""
+    from ..report.usage import format_csv, format_table
+
+    for row in report.rows:
+        row.key = derive(row.key)
+    if fmt == "json":
+        return Printed.json(report.as_json())
+    if fmt == "csv":
+        return Printed(format_csv(report), "csv", nl=False)
+    table = format_table(report, terminal_safe)
+    return Printed("\n".join(derive(line) for line in table.split("\n")))
