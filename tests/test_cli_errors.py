@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import io
+from pathlib import Path
 
 import click
 import pytest
@@ -98,3 +99,27 @@ def test_command_bodies_stay_thin() -> None:
         assert node.end_lineno is not None
         lines = node.end_lineno - body[0].lineno + 1
         assert lines <= MAX_BODY, f"{name}: {node.name} is {lines} lines"
+
+
+STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+
+
+@pytest.mark.parametrize("fmt", ["html", "md", "json"])
+def test_render_says_an_unusable_file_the_same_way_in_every_format(
+    tmp_path: Path, fmt: str
+) -> None:
+    """A page used to print the loader's error as it was; Markdown and JSON made it safe
+    for a terminal and redacted it. Every format now says it as the others do."""
+    from click.testing import CliRunner
+
+    from piexport.cli import cli
+
+    bad = tmp_path / f"leak-{STRIPE}-\x1b[2J.jsonl"
+    bad.write_text("not json at all\n", encoding="utf-8")
+    out = tmp_path / f"page.{fmt}"
+    args = ["render", str(bad), "--format", fmt, "-o", str(out), "--redact"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == EXIT_USAGE, result.output
+    assert result.stderr.startswith("Error: ") and "leak-" in result.stderr
+    assert STRIPE not in result.stderr and "\x1b" not in result.stderr
+    assert not out.exists()
