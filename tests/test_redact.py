@@ -1233,7 +1233,6 @@ def test_site_redacts_and_gates_every_name_and_file(runner: CliRunner, tmp_path:
 def test_real_shaped_and_hostile_sessions_are_written_with_redact(tmp_path: Path) -> None:
     """The gate refuses no innocent page: every sample session and every usable file of
     the hostile corpus renders with redaction, as html, md and json, and is written."""
-    from piexport.cli import _load
     from piexport.export.pipeline import check_output, share_session
     from piexport.report.formats import session_json, session_markdown
 
@@ -1251,7 +1250,7 @@ def test_real_shaped_and_hostile_sessions_are_written_with_redact(tmp_path: Path
         out = tmp_path / f"page{i}.html"
         export_session(path, out, redactor=redactor)  # raises RedactionError if refused
         assert out.is_file()
-        session, _ = share_session(_load(str(path)), redactor)
+        session, _ = share_session(load_session(path), redactor)
         for text in (session_markdown(session), session_json(session)):
             check_output(text, redactor, path)
     benign = sum(n for name, n in redactor.counts.items())

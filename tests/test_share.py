@@ -262,7 +262,7 @@ def test_no_redact_asks_on_a_terminal(
     monkeypatch: pytest.MonkeyPatch,
     answer: str,
 ) -> None:
-    import piexport.cli as cli_module
+    import piexport.cli.share as cli_module
 
     monkeypatch.setattr(cli_module, "_interactive", lambda: True)
     path, _ = planted

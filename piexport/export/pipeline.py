@@ -16,13 +16,16 @@ from ..page.render import RenderOptions, SiteNav, render_plain_parts, render_ses
 from ..page.view import ChildRef, Origin, Subagent, build_view
 from ..read.loader import load_session
 from ..read.model import Diagnostic, Session
-from ..read.selection import Selection, apply_selection, sharing_notice
-from ..redact.engine import RedactionError, Redactor, gate, redact_session
+from ..read.selection import Selection, sharing_notice
+from ..redact.engine import RedactionError, Redactor, redact_session
 from ..report.subagents import session_outcome
 from ..workers import default_workers
+from .gate import Gate
+from .shown import share_session
 
 __all__ = [
     "ExportResult",
+    "Gate",
     "RenderOptions",
     "SiteNav",
     "check_output",
@@ -53,20 +56,6 @@ class ExportResult:
     """The session's cost and its subagents' (None when none reported one)."""
 
 
-def share_session(
-    session: Session, redactor: Redactor | None = None, selection: Selection | None = None
-) -> tuple[Session, dict[str, int]]:
-    """Apply the selection, then redaction; returns the session to show and the secrets
-    replaced per rule. Raises ``SelectionError`` for an unknown leaf."""
-    if selection is not None:
-        session = apply_selection(session, selection)
-    if redactor is None:
-        return session, {}
-    before = Counter(redactor.counts)
-    session = redact_session(session, redactor)
-    return session, dict(redactor.counts - before)
-
-
 def check_output(
     text: str | Path,
     redactor: Redactor,
@@ -75,11 +64,14 @@ def check_output(
     session: Session | None = None,
     kind: str = "html",
 ) -> None:
-    """The final gate (``redact.engine.gate``): raise ``RedactionError`` naming the rules
-    (never the secrets) when the rules still find something in an output about to be
-    written (or in a file written), read as its reader reads it (``kind``: ``"html"`` for a
-    page or Markdown, ``"text"`` for JSON, CSV or a terminal)."""
-    gate(text, redactor, where, workers=workers, session=session, kind=kind)
+    """The final gate as a call: ``Gate(redactor, workers)`` checking ``text`` (or a file
+    written). Kept for the site's writers (``site/build.py``) until they take a
+    :class:`Gate`; new writers take the gate itself."""
+    gate = Gate(redactor, workers)
+    if isinstance(text, Path):
+        gate.check_file(text, where, kind, session)
+    else:
+        gate.check(text, where, kind, session)
 
 
 def export_session(
@@ -119,6 +111,7 @@ def export_session(
     session, redacted = share_session(loaded, redactor, selection)
     notice = sharing_notice(selection, redacted if redactor is not None else None)
     options = options or RenderOptions()
+    gate = Gate(redactor, options.workers or default_workers()) if redactor is not None else Gate()
     if seconds is None:
         seconds = page_seconds(_size(source))
     lineage: dict[str, Any] = {}
@@ -137,7 +130,7 @@ def export_session(
             }
             parts = render_session_parts(view, options, sharing=notice, nav=nav)
             try:
-                _write(out, parts, redactor, options, session)
+                _write(out, parts, gate, session)
             finally:  # its worker processes end now, never when the collector gets to them
                 close = getattr(parts, "close", None)
                 if close is not None:
@@ -150,7 +143,7 @@ def export_session(
         session.diagnostics.append(Diagnostic(session.path, 0, f"{took}: written as plain text"))
         reason = f"{took[0].upper()}{took[1:]}, so it is shown as plain text."
         plain = render_plain_parts(session, session.title or "Untitled session", reason, nav)
-        _write(out, plain, redactor, options, session)
+        _write(out, plain, gate, session)
         lineage = {}
     return ExportResult(out, session, redacted, **lineage)
 
@@ -192,23 +185,19 @@ def _size(source: Path | IO[bytes]) -> int:
         return 0
 
 
-def _write(
-    out: Path,
-    parts: Iterator[str],
-    redactor: Redactor | None,
-    options: RenderOptions,
-    session: Session,
-) -> None:
-    if redactor is None:
+def _write(out: Path, parts: Iterator[str], gate: Gate, session: Session) -> None:
+    """Write a page atomically, through ``gate``: a page it refuses is not left at ``out``
+    (nor is an older one)."""
+    if not gate.redacting:
         write_atomic(out, parts)
         return
 
-    def gate(written: Path) -> None:
+    def check(written: Path) -> None:
         # the page as written, before it takes the place of the old one
-        check_output(written, redactor, out, options.workers or default_workers(), session)
+        gate.check_file(written, out, "html", session)
 
     try:
-        write_atomic(out, parts, check=gate)
+        write_atomic(out, parts, check=check)
     except RedactionError:
         with contextlib.suppress(OSError):
             out.unlink()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..read.discover import discover
 from ..read.figures import chartable, iso_time, utc_text
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
@@ -345,6 +346,34 @@ def _order(by: str) -> Callable[[Row], Any]:
     if by == "session":
         return lambda r: (r.started is None, r.started or 0, r.key)
     return lambda r: (-(r.figures.cost), -r.figures.tokens["total"], r.key)
+
+
+def usage_of(
+    where: Path,
+    by: str,
+    *,
+    tz_name: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    project: str | None = None,
+) -> tuple[UsageReport, list[str]]:
+    """The usage of every session under ``where`` (a folder or one file), one row per
+    ``by``, days in ``tz_name`` (default UTC), from ``since`` to ``until`` (YYYY-MM-DD);
+    and the session files that could not be read (left out of the figures). Raises
+    ``InputError`` for an unknown zone, a malformed day or a path that does not exist."""
+    tz, first, last = zone(tz_name), parse_day(since), parse_day(until)
+    if not where.exists():
+        raise InputError(f"{where}: no such file or folder")
+    problems: list[str] = []
+    report = usage_report(
+        load_sessions(discover(where), problems),
+        by,
+        tz=tz,
+        since=first,
+        until=last,
+        project=project,
+    )
+    return report, problems
 
 
 def load_sessions(paths: Sequence[Path], problems: list[str]) -> Iterable[Session]:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import heapq
 import zlib
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, PiexportError
 from ..read.loader import load_session
 from ..read.model import JSON
+from ..text.cut import Derive
+from ..text.textsafe import terminal_safe
 from ..version import INDEX_VERSION
 from .index import DamagedIndex, Postings, entries_problem, meta_problem, read_script, unpack_docs
 from .query import (
@@ -439,3 +441,73 @@ def _ranked(
             ]
         )
     return out, complete
+
+
+@dataclass(slots=True)
+class Found:
+    """What ``piexport search`` found: the hits, best first, at most the limit asked."""
+
+    hits: list[Result]
+    complete: bool
+    """Every hit has every word of the query (else: hits with some of them)."""
+    problems: list[str] = field(default_factory=list)
+    """Session files that could not be read (left out)."""
+
+    def as_json(self, q: Query, derive: Derive | None = None) -> JSON:
+        """The stable JSON; with ``derive`` (when redacting) every string in a match made
+        with it (a snippet is a cut, a path a session's file name)."""
+        matches = [h.as_json(q) for h in self.hits]
+        if derive is not None:
+            matches = [{k: _derived(v, derive) for k, v in m.items()} for m in matches]
+        return {"complete": self.complete, "matches": matches}
+
+    def lines(self, q: Query, mark: Callable[[str], str], derive: Derive) -> list[str]:
+        """``path:line: id: snippet`` per hit, safe for a terminal, each match in the
+        snippet through ``mark``, each line made with ``derive``."""
+        out = []
+        for h in self.hits:
+            snippet = snippet_line(h.text, q, 160, lambda s: mark(terminal_safe(s)), terminal_safe)
+            out.append(derive(terminal_safe(f"{h.path}:{h.line}: {h.entry_id}: ") + snippet))
+        return out
+
+
+def find(
+    q: Query,
+    *,
+    root: Path,
+    site: Path | None = None,
+    limit: int = 0,
+    fields: frozenset[str] | None = None,
+    redactor: Any = None,
+) -> Found:
+    """Search a built ``site``'s index, or else the sessions folder ``root`` (read with
+    ``fields``, redacted with ``redactor``); at most ``limit`` hits (0: all). Raises
+    ``InputError`` for a site with no index, or one that cannot be read, and a folder that
+    does not exist."""
+    problems: list[str] = []
+    if site is not None:
+        if not (site / "search" / "meta.js").is_file():
+            raise InputError(f"{site}: no search index (build it with piexport site)")
+        try:
+            groups, complete = run_search(q, site=site, limit=limit)
+        except InputError as exc:
+            raise InputError(terminal_safe(str(exc))) from exc
+    else:
+        if not root.exists():
+            raise InputError(f"{root}: no such folder")
+        groups, complete = run_search(
+            q, root=root, fields=fields, problems=problems, redactor=redactor
+        )
+    hits = [h for g in groups for h in g]
+    return Found(hits[:limit] if limit else hits, complete, problems)
+
+
+def _derived(value: Any, derive: Derive) -> Any:
+    """Every string in a JSON value made with ``derive``."""
+    if isinstance(value, str):
+        return derive(value)
+    if isinstance(value, list):
+        return [_derived(v, derive) for v in value]
+    if isinstance(value, dict):
+        return {k: _derived(v, derive) for k, v in value.items()}
+    return value

@@ -26,6 +26,7 @@ import platformdirs
 
 from ..errors import OutputError
 from ..read.jsonutil import output_json
+from ..text.textsafe import terminal_safe
 
 __all__ = [
     "STATE_ENV",
@@ -34,6 +35,7 @@ __all__ = [
     "default_log_path",
     "now_iso",
     "session_key",
+    "shares_table",
     "state_dir",
 ]
 
@@ -237,6 +239,23 @@ class ShareLog:
             yield fd
         finally:
             os.close(fd)  # closing releases the lock
+
+
+def shares_table(records: list[ShareRecord]) -> list[str]:
+    """The shares as ``piexport shares`` lists them: a header, then a row per share, its
+    columns aligned (the URL last, unpadded), safe for a terminal."""
+    rows: list[tuple[str, ...]] = [("SHARED", "GIST", "STATUS", "SECRETS", "SESSION", "URL")]
+    for r in records:
+        status = f"revoked {r.revoked_at}" if r.revoked_at else "live"
+        secrets = str(sum(r.secrets.values())) if r.redacted else "off"
+        cells = (r.shared_at, r.gist_id, status, secrets, Path(r.session).name, r.url)
+        rows.append(tuple(terminal_safe(cell) for cell in cells))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        padded = [cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=True)]
+        lines.append("  ".join([*padded, row[-1]]))
+    return lines
 
 
 if sys.platform == "win32":

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from ..deadline import held
 from ..errors import OutputError
-from ..export.pipeline import RenderOptions, check_output, export_session
+from ..export.gate import Gate
+from ..export.pipeline import RenderOptions, export_session
 from ..read.model import Session
 from ..read.selection import Selection
 from ..redact.engine import Redactor
@@ -76,10 +77,8 @@ def share(
         # one line, no control characters (a NUL cannot even be an argument), bidi
         # controls and invisible characters shown as marks, as the page's title shows them
         text = session.derive.line(terminal_safe(text), 200)
-        if redactor is not None:
-            # what gh sends besides the page: the gist's description and file name
-            shown = f"{text}\n{page.name}"
-            check_output(shown, redactor, "gist description", session=session, kind="text")
+        # what gh sends besides the page: the gist's description and file name
+        Gate(redactor).check(f"{text}\n{page.name}", "gist description", "text", session)
         gist = create_gist(gh, page, text)
     finally:
         with held(), contextlib.suppress(OSError):

@@ -1,0 +1,310 @@
+"""Commands over a whole sessions folder: ``site`` (a static archive, ``--watch`` to keep it
+current), ``serve`` (a live one), ``search`` and ``usage``. Building, watching and serving
+are ``site``'s; searching ``search``'s; the figures ``report.usage``'s."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..errors import PiexportError
+from ..export.gate import Gate
+from ..export.outputs import Printed
+from ..search.records import FIELDS
+from .errors import Interrupted, RunFailed, UsageProblem, failure
+from .options import (
+    colour,
+    format_option,
+    highlight_option,
+    page_timeout_option,
+    redact_options,
+    search_fields_option,
+    selection_options,
+    site_job,
+    strict_option,
+)
+from .printing import derive_for, emit, redaction_line, said, say
+
+if TYPE_CHECKING:
+    from ..redact.engine import Redactor
+    from ..site.job import SiteJob
+
+
+@click.command("site")
+@click.argument("root", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("piexport-site"),
+    show_default=True,
+    help="Folder to write the site to.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(1),
+    default=None,
+    help="Worker processes (default: all cores).",
+)
+@click.option("--force", is_flag=True, help="Render every page again, changed or not.")
+@click.option("--project", metavar="PATTERN", help="Only projects whose cwd matches this glob.")
+@click.option("--since", metavar="DATE", help="Only sessions active on or after DATE.")
+@click.option("--until", metavar="DATE", help="Only sessions started on or before DATE.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@search_fields_option(
+    "What search indexes, comma-separated (default: all): "
+    + ", ".join(FIELDS)
+    + ". Prefix with - to leave out, e.g. -output,-thinking."
+)
+@click.option("--no-search", is_flag=True, help="Write no search page and no index.")
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="After building, keep the site current as sessions change (Ctrl+C stops).",
+)
+@click.option(
+    "--poll",
+    is_flag=True,
+    help="With --watch: look for changes by polling (network drives give no events).",
+)
+@page_timeout_option
+@highlight_option
+@redact_options
+@selection_options(per_session=False)
+@strict_option
+@site_job
+def site_command(job: SiteJob, quiet: bool, strict: bool, watch: bool, poll: bool) -> None:
+    """Archive every session under ROOT (default: pi's sessions folder) as a static site.
+
+    Writes one page per session, an index per project and one over all projects, and
+    search.html, which searches every session from the folder (no server needed). Pages of
+    unchanged sessions are kept; pages of deleted sessions are removed.
+    """
+    from ..site.live import build_lines
+    from ..site.live import watch as watch_site
+
+    if watch:
+        _live(functools.partial(watch_site, job, quiet=quiet, poll=poll))
+        return
+    try:
+        built = job.build(progress=None if quiet else _progress_bar())
+    except PiexportError as exc:
+        raise failure(exc) from exc
+    for line in build_lines(built, quiet=quiet):
+        say(line)
+    redaction_line(job.redactor, built.redacted)
+    if built.failed:  # each said above
+        raise RunFailed()
+    if strict and built.warnings:
+        raise RunFailed(f"{len(built.warnings)} warning(s) and --strict")
+
+
+def _progress_bar() -> Callable[[int, int], None]:
+    """A progress bar on stderr as pages are made, when stderr is a terminal."""
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if not sys.stderr.isatty():
+            return
+        if bar is None:
+            bar = click.progressbar(length=total, label="rendering", file=sys.stderr)
+            bar.__enter__()
+        bar.update(1)
+        if done == total:
+            bar.__exit__(None, None, None)
+
+    return progress
+
+
+def _live(run: Callable[..., None]) -> None:
+    """Run a watch (``site.live``) that tells the person on stderr; a second Ctrl+C stops it
+    at once."""
+    try:
+        run(say=say)
+    except KeyboardInterrupt:
+        raise Interrupted("stopped") from None
+    except Exception as exc:  # the first build: a missing folder is unusable input (2)
+        raise failure(exc) from exc
+
+
+@click.command("serve")
+@click.argument("root", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the site (default: a cache folder per ROOT).",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. Anything but localhost shows your sessions to the network.",
+)
+@click.option("--open", "open_browser", is_flag=True, help="Open the archive in a browser.")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None, help="Worker processes.")
+@click.option("--project", metavar="PATTERN", help="Only projects whose cwd matches this glob.")
+@click.option("--poll", is_flag=True, help="Poll for changes (network drives give no events).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@highlight_option
+@redact_options
+def serve_command(
+    root: Path | None,
+    out: Path | None,
+    port: int,
+    host: str,
+    open_browser: bool,
+    jobs: int | None,
+    project: str | None,
+    poll: bool,
+    quiet: bool,
+    highlight_chars: int | None,
+    redactor: Redactor | None,
+) -> None:
+    """Serve a live archive of ROOT (default: pi's sessions folder) on localhost.
+
+    Builds the site, keeps it current as pi writes, and serves it read-only. Open pages
+    update in place when their session changes.
+    """
+    from ..page.render import RenderOptions
+    from ..read.discover import default_sessions_root
+    from ..site.job import SiteJob
+    from ..site.live import default_serve_folder, serve
+
+    root = root if root is not None else default_sessions_root()
+    out = out if out is not None else default_serve_folder(root)
+    options = colour(RenderOptions(live=True), highlight_chars)
+    job = SiteJob(root, out, options, jobs, project=project, redactor=redactor)
+    _live(
+        functools.partial(serve, job, host, port, quiet=quiet, poll=poll, open_browser=open_browser)
+    )
+
+
+@click.command("search")
+@click.argument("query")
+@click.argument("root", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--site",
+    "site",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="Search a built site's index instead of a sessions folder.",
+)
+@format_option("text", "json", help="path:line: id: snippet per match, or JSON.")
+@click.option(
+    "--limit",
+    type=click.IntRange(0),
+    default=50,
+    show_default=True,
+    help="At most this many matches (0: all).",
+)
+@search_fields_option("What to search in a sessions folder (as for site).")
+@redact_options
+def search_command(
+    query: str,
+    root: Path | None,
+    site: Path | None,
+    fmt: str,
+    limit: int,
+    search_fields: frozenset[str] | None,
+    redactor: Redactor | None = None,
+) -> None:
+    """Search sessions with the search page's query language; print path:line: id: snippet.
+
+    ROOT is a sessions folder (default: pi's). Words, "a phrase", -word, and filters
+    project:, model:, role:, tool:, label:, after:DATE, before:DATE, is:error. Exit 1 when
+    nothing matches.
+    """
+    from ..read.discover import default_sessions_root
+    from ..search.local import find
+    from ..search.query import parse
+
+    q = parse(query)
+    for problem in q.errors:
+        say(f"piexport: {problem}")
+    if q.empty:
+        raise UsageProblem("nothing to search for: give words or filters")
+    folder = root if root is not None else default_sessions_root()
+    try:
+        found = find(
+            q, root=folder, site=site, limit=limit, fields=search_fields, redactor=redactor
+        )
+    except PiexportError as exc:
+        raise failure(exc) from exc
+    for problem in found.problems:
+        say(said(f"piexport: {problem}", redactor))
+    derive = derive_for(redactor)
+    if fmt == "json":
+        shown = found.as_json(q, derive if redactor is not None else None)
+        emit(Printed.json(shown), Gate(redactor), "search")
+    else:
+        if not found.complete and found.hits:
+            say("piexport: no entry has every word; entries with some of them:")
+        lines = found.lines(q, lambda s: click.style(s, bold=True), derive)
+        if lines:
+            emit(Printed("\n".join(lines)), Gate(redactor), "search")
+    if not found.hits:
+        say("piexport: no matches")
+        raise RunFailed()
+
+
+@click.command("usage")
+@click.argument("root", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--by",
+    type=click.Choice(["day", "week", "month", "project", "model", "session", "tool", "kind"]),
+    default="day",
+    show_default=True,
+    help="One row per day, ISO week, month, project (cwd), provider/model, session, tool, or "
+    "kind of usage (turns, cache warming, summaries, a tool's own model work).",
+)
+@click.option("--since", metavar="DATE", help="Only messages on or after this day (YYYY-MM-DD).")
+@click.option("--until", metavar="DATE", help="Only messages on or before this day (YYYY-MM-DD).")
+@click.option("--project", metavar="GLOB", help="Only projects whose cwd matches this glob.")
+@click.option("--tz", "tz_name", metavar="ZONE", help="Days in this IANA zone (default: UTC).")
+@format_option("table", "json", "csv", help="An aligned table, or JSON/CSV for scripts.")
+@redact_options
+def usage_command(
+    root: Path | None,
+    by: str,
+    since: str | None,
+    until: str | None,
+    project: str | None,
+    tz_name: str | None,
+    fmt: str,
+    redactor: Redactor | None = None,
+) -> None:
+    """Tokens, cost, messages and tool calls of every session, by period, project, model or tool."""
+    from ..export.outputs import usage_output
+    from ..read.discover import default_sessions_root
+    from ..report.usage import format_notes, usage_of
+
+    where = (root if root is not None else default_sessions_root()).expanduser()
+    try:
+        usage, problems = usage_of(
+            where, by, tz_name=tz_name, since=since, until=until, project=project
+        )
+    except PiexportError as exc:
+        raise failure(exc, said(str(exc), redactor)) from exc
+    emit(usage_output(usage, fmt, derive_for(redactor)), Gate(redactor), "usage")
+    if fmt == "table":
+        click.echo(format_notes(usage.by, usage.total.figures.known_estimate is not None))
+    for problem in problems:
+        say(said(problem, redactor))
+    if problems:
+        raise RunFailed(
+            f"{len(problems)} session file(s) could not be read; the figures leave them out"
+        )
+
+
+COMMANDS = (site_command, serve_command, search_command, usage_command)

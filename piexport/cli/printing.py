@@ -1,0 +1,123 @@
+"""What the commands print, and how: a session loaded as shown, an output printed through
+the gate, the secrets replaced, the file's problems. Messages for a terminal are made safe
+(and redacted when the command redacts) here."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+import click
+
+from ..errors import PiexportError
+from ..export.gate import Gate
+from ..export.outputs import Printed
+from ..export.shown import Shown, load_shown
+from ..read.model import Session
+from ..read.selection import SelectionError
+from ..text.cut import PLAIN, Derive
+from ..text.textsafe import terminal_safe
+from .errors import RunFailed, failure
+
+if TYPE_CHECKING:
+    from ..redact.engine import Redactor
+
+
+def say(line: str) -> None:
+    """A line for the person running the command (stderr): progress, notes, problems."""
+    click.echo(line, err=True)
+
+
+def said(text: str, redactor: Redactor | None) -> str:
+    """A message as the command prints it: one line for a terminal, redacted when asked."""
+    shown = terminal_safe(text)
+    return shown if redactor is None else redactor.redact_text(shown, count=False)
+
+
+def source(path: str) -> tuple[Path | IO[bytes], str | None]:
+    """The file a command reads (``-``: stdin) and the name it goes by."""
+    return (sys.stdin.buffer, "<stdin>") if path == "-" else (Path(path), None)
+
+
+def load(path: str, redactor: Redactor | None = None, *, redact: bool = True) -> Shown:
+    """The session in ``path`` (``-``: stdin) as shown: redacted with ``redactor`` unless
+    ``redact`` is False. A file that cannot be read is a one-line error (its path redacted,
+    as everything the command prints)."""
+    stream, name = source(path)
+    try:
+        return load_shown(stream, redactor if redact else None, name=name)
+    except PiexportError as exc:
+        raise failure(exc, said(str(exc), redactor)) from exc
+
+
+def emit(printed: Printed, gate: Gate, where: str, session: Session | None = None) -> None:
+    """Print an output once the gate has read it as its reader reads it; a refusal prints
+    nothing, names the rules and exits 1."""
+    try:
+        gate.check(printed.text, where, printed.kind, session)
+    except PiexportError as exc:  # RedactionError
+        raise RunFailed(str(exc)) from exc
+    click.echo(printed.text, nl=printed.nl)
+
+
+def print_session(
+    file: str,
+    redactor: Redactor | None,
+    strict: bool,
+    what: str,
+    make: Callable[[Session], Printed],
+    *,
+    quiet: bool = False,
+) -> Session:
+    """Load one session (redacted with ``redactor``) and print the output ``make`` makes of
+    it (see :func:`print_shown`); returns the session as shown."""
+    return print_shown(load(file, redactor), redactor, strict, what, make, quiet=quiet)
+
+
+def print_shown(
+    shown: Shown,
+    redactor: Redactor | None,
+    strict: bool,
+    what: str,
+    make: Callable[[Session], Printed],
+    *,
+    quiet: bool = False,
+) -> Session:
+    """Print the output ``make`` makes of a session as shown, through the gate (``what``
+    names it in a refusal); then the secrets replaced and the file's problems (``quiet``:
+    not them; ``strict``: a warning fails the run)."""
+    session = shown.session
+    try:
+        printed = make(session)
+    except SelectionError as exc:  # a leaf it does not have
+        raise failure(exc) from exc
+    emit(printed, Gate(redactor), what, session)
+    redaction_line(redactor, shown.redacted)
+    report(session, strict, quiet)
+    return session
+
+
+def report(session: Session, strict: bool, quiet: bool = False) -> None:
+    """Diagnostics to stderr; with --strict, any warning makes the run fail (exit 1)."""
+    if not quiet:
+        for d in session.diagnostics:
+            say(session.derive(terminal_safe(str(d))))
+    warnings = [d for d in session.diagnostics if d.level != "info"]
+    if strict and warnings:
+        raise RunFailed(f"{session.path}: {len(warnings)} warning(s) and --strict")
+
+
+def redaction_line(redactor: Redactor | None, counts: Mapping[str, int]) -> None:
+    """When redacting, the secrets replaced per rule (stderr)."""
+    if redactor is not None:
+        from ..redact.engine import redaction_report
+
+        say(redaction_report(counts))
+
+
+def derive_for(redactor: Redactor | None) -> Derive:
+    """What makes the text a command prints from several sessions (a redacted session
+    carries its own: ``session.derive``)."""
+    return PLAIN if redactor is None else Derive(redactor)
