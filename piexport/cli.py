@@ -71,7 +71,7 @@ def _shown(session: Session, redactor: Redactor | None) -> tuple[Session, dict[s
     replaced per rule; its ``derive`` makes every text made from it."""
     if redactor is None:
         return session, {}
-    from .redact.engine import redact_session
+    from .redact.session import redact_session
 
     before = Counter(redactor.counts)
     shown = redact_session(session, redactor)
@@ -97,7 +97,8 @@ def _emit(
     it (``kind``: ``"markdown"``, ``"json"``, ``"csv"``, ``"text"`` for a terminal); a
     refusal prints nothing, names the rules and exits 1."""
     if redactor is not None:
-        from .redact.engine import RedactionError, gate
+        from .redact.gate import gate
+        from .redact.rules import RedactionError
 
         try:
             gate(text, redactor, where, session=session, kind=kind)
@@ -251,7 +252,9 @@ def _redactor(
     """The Redactor the options ask for, or None; a bad pattern is a usage error (exit 2)."""
     if not (redact or patterns or config):
         return None
-    from .redact.engine import RedactionError, Redactor, load_redact_config
+    from .redact.config import load_redact_config
+    from .redact.engine import Redactor
+    from .redact.rules import RedactionError
 
     named = [("custom", p) for p in patterns]
     allowed, key = list(allow), ""
@@ -728,7 +731,7 @@ def render_command(
     --no-thinking, --no-tool-output, --no-images, --only-context); the page says which."""
     from .export.pipeline import RenderOptions, check_output, export_session, share_session
     from .page.render import render_session
-    from .redact.engine import RedactionError
+    from .redact.rules import RedactionError
     from .report.formats import session_json, session_markdown
 
     if out is None:

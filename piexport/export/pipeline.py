@@ -17,7 +17,10 @@ from ..page.view import ChildRef, Origin, Subagent, build_view
 from ..read.loader import load_session
 from ..read.model import Diagnostic, Session
 from ..read.selection import Selection, apply_selection, sharing_notice
-from ..redact.engine import RedactionError, Redactor, gate, redact_session
+from ..redact.engine import Redactor
+from ..redact.gate import gate
+from ..redact.rules import RedactionError
+from ..redact.session import redact_session
 from ..report.subagents import session_outcome
 from ..workers import default_workers
 
@@ -75,7 +78,7 @@ def check_output(
     session: Session | None = None,
     kind: str = "html",
 ) -> None:
-    """The final gate (``redact.engine.gate``): raise ``RedactionError`` naming the rules
+    """The final gate (``redact.gate.gate``): raise ``RedactionError`` naming the rules
     (never the secrets) when the rules still find something in an output about to be
     written (or in a file written), read as its reader reads it (``kind``: ``"html"`` for a
     page or Markdown, ``"text"`` for JSON, CSV or a terminal)."""

@@ -80,7 +80,7 @@ def _folder(
             problems.append(f"{path}: could not be read: {exc!r}")
             continue
         if redactor is not None:
-            from ..redact.engine import redact_session
+            from ..redact.session import redact_session
 
             session = redact_session(session, redactor)
         lines = {e.id: e.line for e in session.entries}
