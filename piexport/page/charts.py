@@ -326,7 +326,7 @@ _CHARTED = (FIRST_CHARTED.date(), END_CHARTED.date())
 
 
 def index_charts(sessions: Sequence[JSON], prefix: str = "") -> list[Chart]:
-    """The charts of a site index over session summaries (``site.build.session_summary``):
+    """The charts of a site index over session summaries (``site.summary.session_summary``):
     cost and tokens per period stacked by model, sessions per period, projects by cost (root
     only: with ``prefix`` href per project) and tool calls with their error rate."""
     days: dict[date, list[tuple[str, str, int, float | None, int]]] = {}
