@@ -14,13 +14,15 @@ if TYPE_CHECKING:
     from .read.loader import load_session
     from .read.model import Diagnostic, Entry, Session, SessionHeader, Tree
     from .read.selection import Selection, SelectionError, apply_selection
-    from .redact.engine import RedactionError, Redactor, redact_session
+    from .redact.engine import Redactor
+    from .redact.rules import RedactionError
+    from .redact.session import redact_session
 
 _LAZY = {
     "Diagnostic": "read.model",
     "Entry": "read.model",
     "ExportResult": "export.pipeline",
-    "RedactionError": "redact.engine",
+    "RedactionError": "redact.rules",
     "Redactor": "redact.engine",
     "RenderOptions": "export.pipeline",
     "Selection": "read.selection",
@@ -32,7 +34,7 @@ _LAZY = {
     "build_session_context": "read.context",
     "export_session": "export.pipeline",
     "load_session": "read.loader",
-    "redact_session": "redact.engine",
+    "redact_session": "redact.session",
     "render_session": "page.render",
 }
 """Names imported on first use (PEP 562): ``import piexport`` (and the CLI's start) must not

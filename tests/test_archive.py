@@ -122,7 +122,7 @@ def test_an_ordinary_header_time_is_not_shown(make_session: MakeSession) -> None
     ],
 )
 def test_project_labels_are_the_shortest_distinct_ends(paths: list[str], labels: list[str]) -> None:
-    from piexport.site.build import project_labels
+    from piexport.site.links import project_labels
 
     got = project_labels({f"k{i}": p for i, p in enumerate(paths)})
     assert [got[f"k{i}"] for i in range(len(paths))] == labels
@@ -355,7 +355,7 @@ def test_paths_are_relative_to_the_cwd_in_compare_summary_and_branches(
 
 
 def test_duplicate_titles_are_told_apart_however_close_they_started() -> None:
-    from piexport.site.build import _tell_apart
+    from piexport.site.indexes import tell_apart
 
     t = 1_735_725_600_000  # 2025-01-01 10:00:00 UTC
     rows = [
@@ -365,7 +365,7 @@ def test_duplicate_titles_are_told_apart_however_close_they_started() -> None:
         {"title": "y", "started": t, "id": "dddd"},
         {"title": "z", "started": t, "id": "eeee"},
     ]
-    _tell_apart(rows)
+    tell_apart(rows)
     assert [r["dupTitle"] for r in rows] == [
         "2025-01-01 10:00:00",
         "2025-01-01 10:00:05",

@@ -20,7 +20,8 @@ from piexport.page.view import build_view
 from piexport.read.loader import load_session
 from piexport.report.summary import summary_json
 from piexport.report.usage import load_sessions, usage_report
-from piexport.site.build import MANIFEST, build_site
+from piexport.site.build import build_site
+from piexport.site.manifest import MANIFEST
 from piexport.text.numbers import money, tokens
 
 from .browser.test_security import PAYLOADS

@@ -20,7 +20,8 @@ from piexport import load_session
 from piexport.cli import cli
 from piexport.read.figures import MAX_COST, MAX_TOKENS, usage_is_valid, usage_problems
 from piexport.report.stats import file_figures
-from piexport.site.build import MANIFEST, build_site
+from piexport.site.build import build_site
+from piexport.site.manifest import MANIFEST
 
 from .conftest import HEADER, msg, to_lines
 from .hostile_corpus import figure_cases

@@ -11,7 +11,8 @@ import pytest
 
 from piexport import load_session
 from piexport.export.gate import Gate
-from piexport.redact.engine import RedactionError, Redactor
+from piexport.redact.engine import Redactor
+from piexport.redact.rules import RedactionError
 
 from .conftest import msg, to_lines
 

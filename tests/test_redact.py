@@ -21,7 +21,8 @@ from piexport import Redactor, load_session, redact_session
 from piexport.cli import cli
 from piexport.export.pipeline import export_session
 from piexport.page.view import build_view
-from piexport.redact.engine import RedactionError
+from piexport.redact.gate import scan_file, scan_text
+from piexport.redact.rules import RedactionError
 
 from .conftest import HEADER, msg, to_lines, tool_result, ts
 
@@ -792,9 +793,9 @@ def test_gate_catches_secrets_in_structural_fields(
 def test_gate_sees_text_attributes_and_url_encoded_lines_in_every_slice(
     monkeypatch: pytest.MonkeyPatch, workers: int, tmp_path: Path
 ) -> None:
-    import piexport.redact.engine as redact_module
+    import piexport.redact.gate as gate_module
 
-    monkeypatch.setattr(redact_module, "_SCAN_SLICE", 500)  # many slices, cut at line ends
+    monkeypatch.setattr(gate_module, "_SCAN_SLICE", 500)  # many slices, cut at line ends
     gh, stripe, aws = (
         fake("github-classic", 3)[0],
         fake("stripe", 3)[0],
@@ -812,13 +813,13 @@ def test_gate_sees_text_attributes_and_url_encoded_lines_in_every_slice(
         + filler
     )
     r = Redactor.create()
-    found = dict(r.scan_text(page, workers))
+    found = dict(scan_text(r, page, workers))
     assert found == {"github-token": 1, "stripe-key": 1, "aws-access-key": 1}
-    assert r.scan_text(filler * 3, workers) == []
+    assert scan_text(r, filler * 3, workers) == []
     # a written page is read a slice at a time (cut at line ends, so UTF-8 stays whole)
     written = tmp_path / "page.html"
     written.write_text("<p>ünïcödé ⟪U+202E⟫</p>\n" * 100 + page, "utf-8")
-    assert dict(r.scan_file(written, workers)) == found
+    assert dict(scan_file(r, written, workers)) == found
 
 
 def test_gate_passes_page_furniture() -> None:
@@ -834,7 +835,7 @@ def test_gate_passes_page_furniture() -> None:
         + " sha512-"
         + base64.b64encode(hashlib.sha512(b"x").digest()).decode()
     )
-    assert Redactor.create().scan_text(text) == []
+    assert scan_text(Redactor.create(), text) == []
 
 
 def benign_corpus() -> list[str]:
@@ -922,7 +923,7 @@ def test_benign_corpus_false_positive_rate(capsys: pytest.CaptureFixture[str]) -
             f"\nbenign corpus: {len(lines)} lines, {len(changed)} redacted ({rate:.2%} false positives): {dict(r.counts)}"
         )
     assert rate < 0.01, changed[:5]
-    assert Redactor.create().scan_text("\n".join(lines)) == []
+    assert scan_text(Redactor.create(), "\n".join(lines)) == []
 
 
 def test_json_escaped_secret_in_the_file_is_caught(tmp_path: Path) -> None:
@@ -994,7 +995,7 @@ def test_command_line_url_header_and_escaped_forms(text: str, secret: str) -> No
     r = Redactor.create()
     out = r.redact_text(text)
     assert secret not in out and "[REDACTED:" in out, out
-    assert Redactor.create().scan_text(out) == []  # what the redactor leaves, the gate passes
+    assert scan_text(Redactor.create(), out) == []  # what the redactor leaves, the gate passes
 
 
 @pytest.mark.parametrize(
@@ -1301,16 +1302,16 @@ def test_rules_are_linear_on_hostile_text(seed: str) -> None:
     floor so that a few milliseconds of noise cannot fail it)."""
     import time
 
-    from piexport.redact.engine import _fast_normal
+    from piexport.redact.views import fast_normal
 
     r = Redactor.create()
 
     def cost(n: int) -> float:
-        text = _fast_normal((seed * (n // len(seed) + 1))[:n])
+        text = fast_normal((seed * (n // len(seed) + 1))[:n])
         best = float("inf")
         for _ in range(3):
             start = time.process_time()
-            r._spans(text)
+            r.spans(text)
             best = min(best, time.process_time() - start)
         return best
 
@@ -1364,7 +1365,7 @@ def test_what_the_redactor_leaves_the_gate_passes() -> None:
     def check(parts: list[str]) -> None:
         text = "".join(parts)
         redacted = r.redact_text(text)
-        assert r.scan_text(f"<pre>{html.escape(redacted)}</pre>") == [], (text, redacted)
+        assert scan_text(r, f"<pre>{html.escape(redacted)}</pre>") == [], (text, redacted)
 
     check()
 
@@ -1393,7 +1394,7 @@ def test_pairs_the_redactor_leaves_the_gate_passes() -> None:
             f"{key}: {value}",
             f"{key}={value}",
         ):
-            assert r.scan_text(f"<pre>{html.escape(shown)}</pre>") == [], (key, parts, value)
+            assert scan_text(r, f"<pre>{html.escape(shown)}</pre>") == [], (key, parts, value)
 
     check()
 

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 from piexport import Redactor
 from piexport.cli import cli
-from piexport.redact.engine import builtin_rules
+from piexport.redact.rules import builtin_rules
 
 from .conftest import HEADER, msg, to_lines, tool_result, ts
 from .test_redact import KINDS, fake

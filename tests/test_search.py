@@ -474,7 +474,7 @@ def test_the_gate_sees_index_text_before_json_and_deflate(tmp_path: Path) -> Non
     """A secret the redactor missed is stopped by the gate in a session's index part."""
     from piexport import Redactor
     from piexport.export.pipeline import check_output
-    from piexport.redact.engine import RedactionError
+    from piexport.redact.rules import RedactionError
     from piexport.search.index import write_session_index
 
     key = (

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from piexport.cli import cli
 from piexport.read.discover import default_sessions_root
-from piexport.site.build import build_site, project_key
+from piexport.site.build import build_site
+from piexport.site.names import project_key
 
 from .conftest import SAMPLES
 from .test_render import static_checks
@@ -130,7 +131,7 @@ def test_project_filter(archive: Path, tmp_path: Path) -> None:
 
 def test_summary_keys_are_complete() -> None:
     from piexport import load_session
-    from piexport.site.build import SUMMARY_KEYS, session_summary
+    from piexport.site.summary import SUMMARY_KEYS, session_summary
 
     path = next(SAMPLES.rglob("*.jsonl"))
     assert set(session_summary(load_session(path), path)) == set(SUMMARY_KEYS)

@@ -26,7 +26,7 @@ HEAVY = (
     "piexport.export.pipeline",
     "piexport.site.build",
     # not heavy, but not what printing facts needs either (they cost ~20 ms together)
-    "piexport.redact.engine",
+    "piexport.redact",
     "piexport.page.view",
     "piexport.report.branches",
     "tempfile",
@@ -72,7 +72,8 @@ def test_info_runs_without_the_renderer(tmp_path) -> None:
 def test_lazy_names_are_the_real_ones() -> None:
     import piexport
     from piexport.export.pipeline import export_session
-    from piexport.redact import engine as redact
+    from piexport.redact import rules
+    from piexport.redact.engine import Redactor
 
     assert piexport.export_session is export_session
     assert set(piexport.__all__) <= set(dir(piexport))
@@ -80,7 +81,7 @@ def test_lazy_names_are_the_real_ones() -> None:
         assert getattr(piexport, name) is not None
     with pytest.raises(AttributeError):
         _ = piexport.no_such_name
-    assert redact.RULES is redact.builtin_rules()
-    assert redact.Redactor().rules == redact.RULES
+    assert rules.RULES is rules.builtin_rules()
+    assert Redactor().rules == rules.RULES
     with pytest.raises(AttributeError):
-        _ = redact.NO_SUCH_RULES
+        _ = rules.NO_SUCH_RULES

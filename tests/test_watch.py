@@ -16,7 +16,8 @@ import pytest
 
 from piexport.export.pipeline import RenderOptions, export_session
 from piexport.read.loader import load_session
-from piexport.site.build import MANIFEST, build_site
+from piexport.site.build import build_site
+from piexport.site.manifest import MANIFEST
 from piexport.site.watch import wait_for
 
 from .live import WAIT, append, copy_shop, live_site, main_content, message_line

@@ -119,7 +119,9 @@ def _redactor(
     """The Redactor the options ask for, or None; a bad pattern is a usage error (exit 2)."""
     if not (redact or patterns or config):
         return None
-    from ..redact.engine import RedactionError, Redactor, load_redact_config
+    from ..redact.config import load_redact_config
+    from ..redact.engine import Redactor
+    from ..redact.rules import RedactionError
 
     named = [("custom", p) for p in patterns]
     allowed, key = list(allow), ""

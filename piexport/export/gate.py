@@ -55,6 +55,6 @@ class Gate:
     def _gate(self, text: str | Path, where: object, kind: str, session: Session | None) -> None:
         if self.redactor is None:
             return
-        from ..redact.engine import gate
+        from ..redact.gate import gate
 
         gate(text, self.redactor, where, workers=self.workers, session=session, kind=kind)

@@ -17,7 +17,9 @@ from ..page.view import ChildRef, Origin, Subagent, build_view
 from ..read.loader import load_session
 from ..read.model import Diagnostic, Session
 from ..read.selection import Selection, sharing_notice
-from ..redact.engine import RedactionError, Redactor, redact_session
+from ..redact.engine import Redactor
+from ..redact.rules import RedactionError
+from ..redact.session import redact_session
 from ..report.subagents import session_outcome
 from ..workers import default_workers
 from .gate import Gate

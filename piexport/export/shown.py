@@ -36,7 +36,7 @@ def share_session(
         session = apply_selection(session, selection)
     if redactor is None:
         return session, {}
-    from ..redact.engine import redact_session
+    from ..redact.session import redact_session
 
     before = Counter(redactor.counts)
     session = redact_session(session, redactor)

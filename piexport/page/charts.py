@@ -311,10 +311,10 @@ _CHARTED = (FIRST_CHARTED.date(), END_CHARTED.date())
 
 
 def index_charts(sessions: Sequence[JSON], prefix: str = "") -> list[Chart]:
-    """The charts of a site index over session summaries (``site.build.session_summary``):
+    """The charts of a site index over session summaries (``site.summary.session_summary``):
     cost and tokens per period stacked by model, sessions per period, projects by cost (root
     only: with ``prefix`` href per project) and tool calls with their error rate."""
-    days: dict[date, list[tuple[str, str, int, float | None, int]]] = {}
+    days: dict[date, list[DayRow]] = {}
     tools: dict[str, list[int]] = {}
     for i, s in enumerate(sessions):
         usage = s.get("usage")
@@ -343,8 +343,68 @@ def index_charts(sessions: Sequence[JSON], prefix: str = "") -> list[Chart]:
     return charts
 
 
-def _time_charts(days: dict[date, list[tuple[str, str, int, float | None, int]]]) -> list[Chart]:
+DayRow = tuple[str, str, int, float | None, int]
+"""One session's use of one model on one day: (session, model, tokens, cost, messages)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Periods:
+    """The x axis of the charts over time: days, weeks or months, each labelled."""
+
+    unit: str
+    starts: list[date]
+    labels: list[str]
+    bins: dict[date, Period]
+    """What each period holds."""
+
+    @property
+    def per(self) -> str:
+        return {"day": "day", "week": "week", "month": "month"}[self.unit]
+
+
+@dataclass(frozen=True, slots=True)
+class _Models:
+    """The series of the stacked charts: the biggest models, the rest as "other models"."""
+
+    names: list[str]
+    """Each series' name, in stacking order."""
+    cls: dict[str, str]
+    """Series name → its CSS class."""
+
+    def group(self, model: str) -> str:
+        return model if model in self.cls else OTHER_MODELS
+
+
+OTHER_MODELS = "other models"
+
+
+def _time_charts(days: dict[date, list[DayRow]]) -> list[Chart]:
+    """Cost (when any was reported) and tokens per period stacked by model, and sessions
+    per period."""
     unit, starts = periods(min(days), max(days))
+    used = _binned(days, unit, starts)
+    models = _models(used.model_cost, used.model_tokens)
+    x = _Periods(unit, starts, [period_label(s, unit) for s in starts], used.bins)
+    charts = []
+    any_cost = any(c is not None for p in x.bins.values() for c in p.cost.values())
+    for kind in ("cost", "tokens"):
+        if kind == "cost" and not any_cost:
+            continue
+        charts.append(_stacked_chart(kind, _stacks(kind, x, models), x, models))
+    charts.append(_sessions_chart(x))
+    return charts
+
+
+@dataclass(frozen=True, slots=True)
+class _Binned:
+    """The days' rows added up per period, and each model's whole cost and tokens."""
+
+    bins: dict[date, Period]
+    model_cost: dict[str, float]
+    model_tokens: dict[str, int]
+
+
+def _binned(days: dict[date, list[DayRow]], unit: str, starts: list[date]) -> _Binned:
     bins = {d: Period() for d in starts}
     model_cost: dict[str, float] = {}
     model_tokens: dict[str, int] = {}
@@ -359,79 +419,85 @@ def _time_charts(days: dict[date, list[tuple[str, str, int, float | None, int]]]
             if msgs:
                 p.sessions.add(sid)
                 p.messages += msgs
+    return _Binned(bins, model_cost, model_tokens)
+
+
+def _models(model_cost: dict[str, float], model_tokens: dict[str, int]) -> _Models:
+    """Models by cost, then tokens: ``SERIES`` series at most, the last one "other"."""
     ranked = sorted(model_tokens, key=lambda m: (-model_cost.get(m, 0), -model_tokens[m], m))
     shown = ranked[: SERIES - 1] if len(ranked) > SERIES else ranked
     series = {m: f"s{i}" for i, m in enumerate(shown)}
-    other = "other models"
+    names = [*shown, *([OTHER_MODELS] if len(ranked) > len(shown) else [])]
+    return _Models(names, {**series, OTHER_MODELS: "other"})
 
-    def group(m: str) -> str:
-        return m if m in series else other
 
-    names = [*shown, *([other] if len(ranked) > len(shown) else [])]
-    cls = {**series, other: "other"}
-    labels = [period_label(s, unit) for s in starts]
-    per = {"day": "day", "week": "week", "month": "month"}[unit]
-    charts = []
-    any_cost = any(c is not None for p in bins.values() for c in p.cost.values())
-    for kind in ("cost", "tokens"):
-        if kind == "cost" and not any_cost:
-            continue
-        stacks: list[dict[str, float | None]] = []
-        for s in starts:
-            p = bins[s]
-            stack: dict[str, float | None] = {}
-            src: dict[str, Any] = p.cost if kind == "cost" else p.tokens
-            for m, v in src.items():
-                stack[group(m)] = (
-                    _add(stack.get(group(m)), v)
-                    if kind == "cost"
-                    else (stack.get(group(m)) or 0) + v
-                )
-            stacks.append(stack)
-        fmt = money if kind == "cost" else tokens
-        top = _nice(max((sum(v or 0 for v in st.values()) for st in stacks), default=0))
-        chart = Chart(
-            kind,
-            f"{'Cost' if kind == 'cost' else 'Tokens'} per {per}, by model",
-            note="Every assistant message on every branch, on the day (UTC) of its entry; cost as "
-            "the providers reported it (estimates for messages that reported none are not drawn).",
-            width=len(starts) * SLOT,
-            y_label=f"${top:g}" if kind == "cost" else axis(tokens(top)),
-            x_start=labels[0],
-            x_end=labels[-1],
-            legend=[(cls[n], n) for n in names],
-            head=[per.title(), *names, "Total"],
-        )
-        for i, st in enumerate(stacks):
-            y = HEIGHT
-            for n in names:
-                v = st.get(n)
-                if not v:
-                    continue
-                h = v / top * HEIGHT
-                y -= h
-                chart.bars.append(
-                    Bar(i * SLOT + 1, y, SLOT - 2, h, cls[n], f"{labels[i]} · {n}: {fmt(v)}")
-                )
-            total: float | None = None
-            for v in st.values():
-                total = _add(total, v)
-            if st:
-                chart.rows.append([labels[i], *(fmt(st.get(n)) for n in names), fmt(total)])
-        col_totals = []
+def _stacks(kind: str, x: _Periods, models: _Models) -> list[dict[str, float | None]]:
+    """Each period's cost or tokens by series."""
+    stacks: list[dict[str, float | None]] = []
+    for s in x.starts:
+        p = x.bins[s]
+        stack: dict[str, float | None] = {}
+        src: dict[str, Any] = p.cost if kind == "cost" else p.tokens
+        for m, v in src.items():
+            g = models.group(m)
+            stack[g] = _add(stack.get(g), v) if kind == "cost" else (stack.get(g) or 0) + v
+        stacks.append(stack)
+    return stacks
+
+
+def _stacked_chart(
+    kind: str, stacks: list[dict[str, float | None]], x: _Periods, models: _Models
+) -> Chart:
+    """Cost or tokens per period, stacked by model, with its table."""
+    names, cls, labels, per = models.names, models.cls, x.labels, x.per
+    fmt = money if kind == "cost" else tokens
+    top = _nice(max((sum(v or 0 for v in st.values()) for st in stacks), default=0))
+    chart = Chart(
+        kind,
+        f"{'Cost' if kind == 'cost' else 'Tokens'} per {per}, by model",
+        note="Every assistant message on every branch, on the day (UTC) of its entry; cost as "
+        "the providers reported it (estimates for messages that reported none are not drawn).",
+        width=len(x.starts) * SLOT,
+        y_label=f"${top:g}" if kind == "cost" else axis(tokens(top)),
+        x_start=labels[0],
+        x_end=labels[-1],
+        legend=[(cls[n], n) for n in names],
+        head=[per.title(), *names, "Total"],
+    )
+    for i, st in enumerate(stacks):
+        y = HEIGHT
         for n in names:
-            t: float | None = None
-            for st in stacks:
-                t = _add(t, st.get(n))
-            col_totals.append(fmt(t))
-        grand: float | None = None
+            v = st.get(n)
+            if not v:
+                continue
+            h = v / top * HEIGHT
+            y -= h
+            chart.bars.append(
+                Bar(i * SLOT + 1, y, SLOT - 2, h, cls[n], f"{labels[i]} · {n}: {fmt(v)}")
+            )
+        total: float | None = None
+        for v in st.values():
+            total = _add(total, v)
+        if st:
+            chart.rows.append([labels[i], *(fmt(st.get(n)) for n in names), fmt(total)])
+    col_totals = []
+    for n in names:
+        t: float | None = None
         for st in stacks:
-            for v in st.values():
-                grand = _add(grand, v)
-        chart.foot = ["Total", *col_totals, fmt(grand)]
-        charts.append(chart)
-    # sessions per period
-    counts = [len(bins[s].sessions) for s in starts]
+            t = _add(t, st.get(n))
+        col_totals.append(fmt(t))
+    grand: float | None = None
+    for st in stacks:
+        for v in st.values():
+            grand = _add(grand, v)
+    chart.foot = ["Total", *col_totals, fmt(grand)]
+    return chart
+
+
+def _sessions_chart(x: _Periods) -> Chart:
+    """Sessions per period, with their messages in its table."""
+    starts, labels, per = x.starts, x.labels, x.per
+    counts = [len(x.bins[s].sessions) for s in starts]
     top = _nice(max(counts, default=0))
     chart = Chart(
         "sessions",
@@ -449,9 +515,8 @@ def _time_charts(days: dict[date, list[tuple[str, str, int, float | None, int]]]
             chart.bars.append(
                 Bar(i * SLOT + 1, HEIGHT - h, SLOT - 2, h, "s0", f"{labels[i]}: {count} sessions")
             )
-            chart.rows.append([labels[i], str(count), str(bins[starts[i]].messages)])
-    charts.append(chart)
-    return charts
+            chart.rows.append([labels[i], str(count), str(x.bins[starts[i]].messages)])
+    return chart
 
 
 def _tool_chart(tools: dict[str, list[int]]) -> Chart:

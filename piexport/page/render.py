@@ -32,31 +32,22 @@ from ..report.outline import tool_call_target
 from ..report.prices import estimate_message
 from ..report.summary import session_span
 from ..text.ansi import ansi_to_html, escape_text
-from ..text.cut import PLAIN, Derive, whole_cut
+from ..text.cut import PLAIN, Derive
 from ..text.numbers import money, tokens
 from ..text.textsafe import HIDDEN, SELECTORS, plain_controls, reveal_controls
 from ..version import __version__
 from ..workers import default_workers
-from .assets import Image, asset_dir, check_image, csp_hash, read_static
+from .assets import asset_dir, csp_hash, read_static
+from .blocks import PREVIEW_LINES, PageBlocks, head, line_count, tail
 from .branches import branch_panel
 from .charts import context_chart, index_charts, project_chart
 from .compiled import TemplateLoader
-from .highlight import (
-    HighlightBudget,
-    highlight_block,
-    highlight_code,
-    lexer_by_name,
-    lexer_for_path,
-    page_budget,
-    style_css,
-)
+from .highlight import HighlightBudget, page_budget, style_css
 from .markdown import render_markdown
 from .parallel import MIN_GROUPS, PageBudgets, render_groups
 from .prefetch import prefetch
 from .view import SessionView, build_view, dom_id, dom_ids, header_fields, other_fields
 
-PREVIEW_LINES = 20
-"""Longer outputs and files show this many lines and expand in place."""
 MAX_PAGE_TEXT_CHARS = 200_000_000
 """All tool output and file text on one page; past it, blocks show a notice instead."""
 MAX_BLOCK_CHARS = 2_000_000
@@ -195,18 +186,6 @@ def cost_est(cost: Any, estimated: Any = None) -> Markup:
     return Markup((escape_text(shown) + " " if shown != "—" else "") + mark)
 
 
-def _lines(text: str) -> int:
-    return text.count("\n") + 1 if text else 0
-
-
-def _head(text: str, n: int = PREVIEW_LINES) -> str:
-    return "\n".join(text.split("\n", n)[:n])
-
-
-def _tail(text: str, n: int = PREVIEW_LINES) -> str:
-    return "\n".join(text.rsplit("\n", n)[-n:])
-
-
 FILTERS: dict[str, Callable[..., Any]] = {
     "markdown": _md,
     "ansi": _ansi,
@@ -220,9 +199,9 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "tokens": _tokens,
     "ms": _ms,
     "cost": _cost,
-    "lines": _lines,
-    "head": _head,
-    "tail": _tail,
+    "lines": line_count,
+    "head": head,
+    "tail": tail,
     "dom_id": dom_id,
     "text_of": content_text,
 }
@@ -318,7 +297,7 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
         other_fields=other_fields,
         cost_est=cost_est,
         version=__version__,
-        preview_lines=PREVIEW_LINES,
+        PREVIEW_LINES=PREVIEW_LINES,
     )
     return env
 
@@ -367,21 +346,6 @@ class Chunk:
     lazy: bool
     after: int
     """Characters of transcript before this one (the script sizes waiting parts by it)."""
-
-
-def numbered(lines: Sequence[str], start: Any = 1, limit: int | None = None) -> Markup:
-    """Code lines from ``code_lines`` (already escaped and highlighted) beside their numbers,
-    counted from ``start`` (a read's offset); built here, not in a template loop, because
-    files are long."""
-    first = start if isinstance(start, int) and not isinstance(start, bool) else 1
-    shown = lines[:limit] if limit is not None else lines
-    end = "\n" if shown else ""
-    gutter = "\n".join(map(str, range(first, first + len(shown)))) + end
-    code = "\n".join(shown) + end
-    return Markup(
-        f'<div class="code-with-lines"><pre class="gutter" aria-hidden="true">{gutter}</pre>'
-        f'<pre class="hl"><code>{code}</code></pre></div>'
-    )
 
 
 def entry_open(e: Entry, v: SessionView, s: Session, kind: str, role_label: str) -> Markup:
@@ -549,16 +513,6 @@ def _jinja_str(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def cut_notice(missing: int) -> Markup:
-    """Says how much of a block the page left out (a number, never content)."""
-    if missing <= 0:
-        return Markup("")
-    return Markup(
-        f'<p class="notice cut">{int(missing)} more characters are not shown on this page '
-        "(the session file has them all).</p>"
-    )
-
-
 def render_session(
     session: Session | SessionView,
     options: RenderOptions | None = None,
@@ -600,6 +554,29 @@ def render_session_parts(
     """The session page in parts, for writing as it is made (see ``render_session``)."""
     options = options or RenderOptions()
     view = session if isinstance(session, SessionView) else build_view(session)
+    _link_parent(view, options)
+    budgets = PageBudgets(
+        HighlightBudget(options.highlight_chars), MAX_PAGE_TEXT_CHARS, MAX_PAGE_IMAGE_BYTES
+    )
+    blocks = PageBlocks(view.session.derive, budgets, MAX_BLOCK_CHARS)
+    variables = {
+        "v": view,
+        "s": view.session,
+        "blocks": blocks,
+        "file_stats": view.file_figures,
+        "path_stats": view.path_figures,
+    }
+    panels = _session_panels(view)
+    page_budget.set(budgets.highlight)  # code fences in markdown count against the page too
+    page_derive.set(view.session.derive)  # what templates print from session text
+    # started before the page's header is written: workers may begin at once
+    rendered = _transcript(view, options, variables, budgets)
+    page = _session_page(view, options, {**panels, **variables}, rendered, sharing, nav)
+    return _Parts(page, rendered)
+
+
+def _link_parent(view: SessionView, options: RenderOptions) -> None:
+    """A forked session's parent linked as the page beside it, when the options say so."""
     header = view.session.header
     if (
         view.parent_href is None
@@ -608,160 +585,72 @@ def render_session_parts(
         and header.parent_session
     ):
         view.parent_href = sibling_href(header.parent_session)
-    budget = HighlightBudget(options.highlight_chars)
-    left = PageBudgets(budget, MAX_PAGE_TEXT_CHARS, MAX_PAGE_IMAGE_BYTES)
 
-    derive = view.session.derive
 
-    def capped(full: str) -> tuple[str, int]:
-        """The part of one block this page shows, within the block and the page budgets,
-        and how many characters it leaves out (a cut makes a new end: the session's
-        ``derive`` makes it)."""
-        if left.text_left < min(MAX_BLOCK_CHARS, len(full)):
-            left.text_cut = True
-        end = whole_cut(full, max(0, min(MAX_BLOCK_CHARS, left.text_left)))
-        left.text_left -= end
-        return derive.block(full, end), len(full) - end
-
-    def cap(text: Any) -> str:
-        """The part of one block this page shows (see ``capped``)."""
-        return capped(text if isinstance(text, str) else str(text))[0]
-
-    def code(text: Any, lang: str = "", path: str | None = None) -> Markup:
-        full = text if isinstance(text, str) else str(text)
-        shown, missing = capped(full)
-        html = highlight_block(shown, lang, path=path, budget=budget)
-        return Markup(html) + cut_notice(missing)
-
-    def code_lines(text: Any, lang: str = "", path: str | None = None) -> tuple[list[str], int]:
-        """Highlighted lines (for line numbers and previews) and how many characters were cut.
-
-        Pygments closes its spans at every line end, so each line is whole HTML."""
-        full = text if isinstance(text, str) else str(text)
-        shown, missing = capped(full)
-        lexer = lexer_for_path(path) if path else lexer_by_name(lang)
-        html = highlight_code(shown, lexer, budget)
-        # as many lines as the text has (a final newline ends a line, it does not start one);
-        # lexers may add a newline of their own at the end
-        count = shown.count("\n") + (0 if shown.endswith("\n") else 1)
-        return html.split("\n")[: max(count, 1)], missing
-
-    def output(full: Any, is_error: bool = False, ansi: bool = False) -> Markup:
-        """Tool output: past PREVIEW_LINES folded, previewing its last lines when it is a
-        terminal's (errors and summaries come last), else its first; cut at the caps."""
-        full = full if isinstance(full, str) else str(full)
-        text, missing = capped(full)
-        html = ansi_to_html if ansi else (lambda t: reveal_controls(escape_text(t)))
-        err = " error" if is_error else ""
-        n = _lines(text)
-        if n <= PREVIEW_LINES:
-            out = f'<pre class="output{err}">{html(text)}</pre>\n'
-        else:
-            if ansi:
-                summary = (
-                    f'<span class="more">Show all {n} lines (the last {PREVIEW_LINES} are '
-                    f'below)</span><pre class="preview tail">{html(_tail(text))}</pre>'
-                )
-            else:
-                summary = (
-                    f'<pre class="preview">{html(_head(text))}</pre>'
-                    f'<span class="more">Show all {n} lines</span>'
-                )
-            out = (
-                f'<details class="fold output{err}">\n  <summary>{summary}</summary>\n'
-                f"  <pre>{html(text)}</pre>\n</details>\n"
-            )
-        return Markup(out) + cut_notice(missing)
-
-    def file_text(text: Any, path: str, start: Any = 1) -> Markup:
-        """A file's text with line numbers from ``start``, folded past PREVIEW_LINES."""
-        lines, missing = code_lines(text, path=path)
-        body = numbered(lines, start)
-        if len(lines) > PREVIEW_LINES:
-            body = Markup(
-                f'<details class="fold">\n  <summary><div class="preview">'
-                f'{numbered(lines, start, PREVIEW_LINES)}</div><span class="more">Show all '
-                f"{len(lines)} lines</span></summary>\n  {body}\n</details>\n"
-            )
-        return body + cut_notice(missing)
-
-    def image(block: Any) -> Image:
-        """Check one image, within what is left of the page's image budget."""
-        img = check_image(block)
-        if img.uri is not None:
-            if img.size > left.images_left:
-                left.image_cut = True
-                return Image(img.mime, img.size, None, "the page's image budget is used up")
-            left.images_left -= img.size
-        return img
-
-    variables = {
-        "v": view,
-        "s": view.session,
-        "code": code,
-        "code_lines": code_lines,
-        "numbered": numbered,
-        "cap": cap,
-        "cut_notice": cut_notice,
-        "output": output,
-        "file_text": file_text,
-        "image": image,
-        "file_stats": view.file_figures,
-        "path_stats": view.path_figures,
-    }
-    session_extras = {  # issue 16: the context chart and the Files panel
+def _session_panels(view: SessionView) -> dict[str, Any]:
+    """What the page shows beside its transcript: the context chart and the Files panel
+    (issue 16), and the session's span (issue 28)."""
+    return {
         "context_chart": context_chart(view),
         "files": files_touched(view.session),
-        "span": session_span(view.session, view.file_figures),  # issue 28
+        "span": session_span(view.session, view.file_figures),
     }
 
-    page_budget.set(budget)  # code fences in markdown count against the page too
-    page_derive.set(view.session.derive)  # what templates print from session text
+
+def _transcript(
+    view: SessionView, options: RenderOptions, variables: dict[str, Any], budgets: PageBudgets
+) -> Generator[str, None, None]:
+    """The transcript's groups of events rendered in order, spending the page's budgets; a
+    big page's by worker processes too, which start now (``parallel.render_groups``)."""
     part = make_env().get_template("transcript.html.j2")
-
-    def render_group(group: Sequence[Any]) -> str:
-        return part.render(events=group, **variables)
-
     groups = list(_groups(view.events, options.group_entries))
     workers = options.workers or default_workers()
     if len(groups) >= MIN_GROUPS:  # a small page is not worth starting processes for
         prefetch(view, options.highlight_chars, workers)
-    # started before the page's header is written: workers may begin at once
-    rendered = render_groups(groups, render_group, left, workers)
+    return render_groups(
+        groups, lambda group: part.render(events=group, **variables), budgets, workers
+    )
 
-    def chunks() -> Iterator[Chunk]:
-        """The transcript, rendered a group at a time; past ``LIVE_CHARS`` in inert parts."""
-        made, pending = 0, []
-        for html in rendered:
-            pending.append(html)
-            made += len(html)
-            size = sum(map(len, pending))
-            if made <= options.live_chars or size >= options.chunk_chars:
-                yield _chunk(pending, made > options.live_chars, made - size)
-                pending = []
-        if pending:
-            yield _chunk(pending, made > options.live_chars, made - sum(map(len, pending)))
 
-    def page() -> Iterator[str]:
-        try:
-            yield from _page_parts(
-                "session.html.j2",
-                live=options.live,
-                nav=nav,
-                chunks=chunks(),
-                nav_lazy=len(view.outline) > options.nav_rows,
-                sharing=list(sharing),
-                branch_panel=branch_panel(view),
-                **session_extras,
-                **variables,
-            )
-        finally:
-            # closing the page (an error or a time limit midway) stops the workers at once:
-            # left to the garbage collector, forked workers outlive the page, holding copies
-            # of the parent's pipes
-            rendered.close()
+def _chunks(rendered: Iterator[str], options: RenderOptions) -> Iterator[Chunk]:
+    """The transcript, rendered a group at a time; past ``live_chars`` in inert parts."""
+    made, pending = 0, []
+    for html in rendered:
+        pending.append(html)
+        made += len(html)
+        size = sum(map(len, pending))
+        if made <= options.live_chars or size >= options.chunk_chars:
+            yield _chunk(pending, made > options.live_chars, made - size)
+            pending = []
+    if pending:
+        yield _chunk(pending, made > options.live_chars, made - sum(map(len, pending)))
 
-    return _Parts(page(), rendered)
+
+def _session_page(
+    view: SessionView,
+    options: RenderOptions,
+    variables: dict[str, Any],
+    rendered: Generator[str, None, None],
+    sharing: Sequence[str],
+    nav: SiteNav | None,
+) -> Iterator[str]:
+    """The page around its transcript, in parts."""
+    try:
+        yield from _page_parts(
+            "session.html.j2",
+            live=options.live,
+            nav=nav,
+            chunks=_chunks(rendered, options),
+            nav_lazy=len(view.outline) > options.nav_rows,
+            sharing=list(sharing),
+            branch_panel=branch_panel(view),
+            **variables,
+        )
+    finally:
+        # closing the page (an error or a time limit midway) stops the workers at once:
+        # left to the garbage collector, forked workers outlive the page, holding copies
+        # of the parent's pipes
+        rendered.close()
 
 
 class _Parts(Iterator[str]):
@@ -824,7 +713,9 @@ def _chunk(parts: list[str], lazy: bool, after: int) -> Chunk:
     return Chunk(Markup(html), lazy and not _NOSCRIPT_END.search(html), after)
 
 
-def render_project_index(project: JSON, options: Any = None, nav: SiteNav | None = None) -> str:
+def render_project_index(
+    project: JSON, options: RenderOptions | None = None, nav: SiteNav | None = None
+) -> str:
     return _page(
         "project.html.j2",
         live=_live(options),
@@ -834,8 +725,8 @@ def render_project_index(project: JSON, options: Any = None, nav: SiteNav | None
     )
 
 
-def _live(options: Any) -> bool:
-    return bool(getattr(options, "live", False))
+def _live(options: RenderOptions | None) -> bool:
+    return options is not None and options.live
 
 
 RECENT_SESSIONS = 50
@@ -869,7 +760,7 @@ def _totals(projects: Sequence[JSON]) -> JSON:
 
 def render_root_index(
     projects: Sequence[JSON],
-    options: Any = None,
+    options: RenderOptions | None = None,
     nav: SiteNav | None = None,
     all_href: str | None = None,
 ) -> str:
@@ -888,7 +779,7 @@ def render_root_index(
 
 
 def render_all_sessions(
-    projects: Sequence[JSON], options: Any = None, nav: SiteNav | None = None
+    projects: Sequence[JSON], options: RenderOptions | None = None, nav: SiteNav | None = None
 ) -> str:
     """``sessions.html``: every session of the site in one sortable table."""
     return _page(

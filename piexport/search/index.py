@@ -30,8 +30,8 @@ import base64
 import hashlib
 import re
 import zlib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -55,6 +55,11 @@ DOC_CHARS = 160_000
 """A session's texts go into files of about this many characters: a long session's first
 page of results needs the parts holding its shown hits, not the whole session (a part
 holds at least one record, however long)."""
+
+
+Gate = Callable[[str, Path], None]
+"""The output gate as ``gate(text, path)``, when redacting: it sees each file's text before
+it is written (``site.gated.text_gate``)."""
 
 
 def session_key(page: str) -> str:
@@ -198,7 +203,7 @@ def write_session_index(
     out: Path,
     page: str,
     fields: frozenset[str] | None = None,
-    gate: Any = None,
+    gate: Gate | None = None,
 ) -> None:
     """Write one session's part of the index (in the worker that rendered its page).
 
@@ -387,7 +392,7 @@ def build_index(
     out: Path,
     sessions: Sequence[IndexedSession],
     fields: Sequence[str],
-    gate: Any = None,
+    gate: Gate | None = None,
     problems: dict[str, str] | None = None,
 ) -> int:
     """Merge every session's part into meta, entries and term shards; remove what is stale.
@@ -396,74 +401,139 @@ def build_index(
     is not shaped as ``write_session_index`` writes it (a damaged file, or one from someone
     else) leaves its session out, with the reason in ``problems`` (page → why). Returns the
     number of records indexed."""
-
-    def write(path: Path, data: str, shown: str | None = None) -> None:
-        """``shown``: what the gate checks when the file's structure is not text (a shard's
-        terms, one per line: its JSON would look like ``"key": "value"`` assignments)."""
-        if gate is not None:
-            gate(data if shown is None else shown, path)
-        write_atomic(path, data)
-
-    postings: dict[str, list[int]] = {}
-    kinds: list[int] = []
-    tools: list[int] = []
-    models: list[int] = []
-    labels: list[int] = []
-    times: list[int] = []
-    names: dict[str, dict[str, int]] = {"tool": {"": 0}, "model": {"": 0}, "label": {"": 0}}
-    meta_sessions: list[JSON] = []
-    keys: set[str] = set()
-    doc_files: set[str] = set()
-    n = 0
-    last_minute = 0
+    merged = _Merged()
     for s in sessions:
         key = session_key(s.page)
-        try:
-            part = orjson.loads((out / CACHE / f"{key}.json").read_bytes())
-        except (OSError, orjson.JSONDecodeError):
-            continue  # a page that failed to render has no part
-        if not isinstance(part, dict) or part.get("v") != INDEX_VERSION:
-            continue
-        why = part_problem(part, out / "search" / "d", key)
-        if why is not None:  # and gone, so the next build makes the session's part again
-            if problems is not None:
-                problems[s.page] = why
-            (out / CACHE / f"{key}.json").unlink(missing_ok=True)
-            continue
-        keys.add(key)
+        part = _read_part(out, s, key, problems)
+        if part is not None:
+            merged.add(s, key, part)
+    shards = _shards(merged.postings)
+    search = out / "search"
+    for i, terms_of in enumerate(shards.terms):
+        _write(gate, search / "t" / f"{i}.js", script("terms", i, terms_of), "\n".join(terms_of))
+    _remove_stale(out, shards.count, merged)
+    _write(
+        gate,
+        search / "entries.js",
+        script(
+            "entries",
+            {
+                "k": merged.kinds,
+                "t": merged.tools,
+                "m": merged.models,
+                "l": merged.labels,
+                "w": merged.times,
+            },
+        ),
+        "",  # numbers only
+    )
+    _write_meta(gate, search / "meta.js", merged, shards, fields)
+    return merged.records
+
+
+def _write(gate: Gate | None, path: Path, data: str, shown: str | None = None) -> None:
+    """Write one index file, through the gate when redacting. ``shown``: what the gate checks
+    when the file's structure is not text (a shard's terms, one per line: its JSON would
+    look like ``"key": "value"`` assignments)."""
+    if gate is not None:
+        gate(data if shown is None else shown, path)
+    write_atomic(path, data)
+
+
+def _read_part(
+    out: Path, s: IndexedSession, key: str, problems: dict[str, str] | None
+) -> JSON | None:
+    """A session's part of the index, or None: a page that failed to render has none, and
+    one not shaped as this piexport writes it is named in ``problems`` and removed."""
+    try:
+        part = orjson.loads((out / CACHE / f"{key}.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None  # a page that failed to render has no part
+    if not isinstance(part, dict) or part.get("v") != INDEX_VERSION:
+        return None
+    why = part_problem(part, out / "search" / "d", key)
+    if why is not None:  # and gone, so the next build makes the session's part again
+        if problems is not None:
+            problems[s.page] = why
+        (out / CACHE / f"{key}.json").unlink(missing_ok=True)
+        return None
+    return part
+
+
+@dataclass(slots=True)
+class _Merged:
+    """Every session's part, merged: entries.js's columns, meta's sessions and names, and
+    the records holding each term."""
+
+    postings: dict[str, list[int]] = field(default_factory=dict)
+    kinds: list[int] = field(default_factory=list)
+    tools: list[int] = field(default_factory=list)
+    models: list[int] = field(default_factory=list)
+    labels: list[int] = field(default_factory=list)
+    times: list[int] = field(default_factory=list)
+    """Minutes since the record before (entries.js is delta-coded)."""
+    names: dict[str, dict[str, int]] = field(
+        default_factory=lambda: {"tool": {"": 0}, "model": {"": 0}, "label": {"": 0}}
+    )
+    sessions: list[JSON] = field(default_factory=list)
+    keys: set[str] = field(default_factory=set)
+    doc_files: set[str] = field(default_factory=set)
+    records: int = 0
+    last_minute: int = 0
+
+    def add(self, s: IndexedSession, key: str, part: JSON) -> None:
+        self.keys.add(key)
         parts = part.get("parts") or [0]
-        doc_files.update(f"{key}-{i}" for i in range(len(parts)))
-        meta_sessions.append(
+        self.doc_files.update(f"{key}-{i}" for i in range(len(parts)))
+        self.sessions.append(
             {
                 "h": s.page,
                 "t": s.title,
                 "p": s.project,
                 "d": s.started,
                 "k": key,
-                "n": n,
+                "n": self.records,
                 "c": parts,
             }
         )
+        names = self.names
         for role, tool, model, label, when, error, words in part["rows"]:
-            kinds.append(role * 2 + error)
-            tools.append(names["tool"].setdefault(tool, len(names["tool"])))
-            models.append(names["model"].setdefault(model, len(names["model"])))
-            labels.append(names["label"].setdefault(label, len(names["label"])))
+            self.kinds.append(role * 2 + error)
+            self.tools.append(names["tool"].setdefault(tool, len(names["tool"])))
+            self.models.append(names["model"].setdefault(model, len(names["model"])))
+            self.labels.append(names["label"].setdefault(label, len(names["label"])))
             minute = when // 60_000 if isinstance(when, int) else 0
-            times.append(minute - last_minute)
-            last_minute = minute
+            self.times.append(minute - self.last_minute)
+            self.last_minute = minute
             for t in words.split(" ") if words else ():
-                postings.setdefault(t, []).append(n)
-            n += 1
+                self.postings.setdefault(t, []).append(self.records)
+            self.records += 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Shards:
+    """The term shards: each term's records (coded) in its shard, and the split prefixes
+    with the shards under each."""
+
+    terms: list[dict[str, str]]
+    split: dict[str, list[int]]
+
+    @property
+    def count(self) -> int:
+        return len(self.terms)
+
+
+def _shards(postings: dict[str, list[int]]) -> _Shards:
+    """Enough shards (a power of two, 16 to 4096) for each to be about ``SHARD_BYTES``."""
     total = sum(len(t) + 3 * len(p) for t, p in postings.items())
-    shards = 16
-    while shards < 4096 and total / shards > SHARD_BYTES:
-        shards *= 2
+    count = 16
+    while count < 4096 and total / count > SHARD_BYTES:
+        count *= 2
     sizes = {t: len(t) + 3 * len(p) for t, p in postings.items()}
     split: dict[str, list[int]] = {p: [] for p in sorted(split_prefixes(sizes, SPLIT_BYTES))}
-    by_shard: list[dict[str, str]] = [{} for _ in range(shards)]
+    by_shard: list[dict[str, str]] = [{} for _ in range(count)]
     for t in sorted(postings):
-        n_shard = term_shard(t, shards, split)
+        n_shard = term_shard(t, count, split)
         by_shard[n_shard][t] = encode_postings(postings[t])
         for k in range(2, len(shard_key(t, split)) + 1):  # the split prefixes it is under
             under = split.get(t[:k])
@@ -471,40 +541,40 @@ def build_index(
                 under.append(n_shard)
     for under in split.values():
         under.sort()
+    return _Shards(by_shard, split)
+
+
+def _remove_stale(out: Path, shards: int, merged: _Merged) -> None:
+    """Shards past the count, and texts and parts of sessions no longer indexed."""
     search = out / "search"
-    for i, part in enumerate(by_shard):
-        write(search / "t" / f"{i}.js", script("terms", i, part), "\n".join(part))
     for stale in (search / "t").glob("*.js"):
         if not stale.stem.isdigit() or int(stale.stem) >= shards:
             stale.unlink()
-    for folder, suffix, wanted in ((search / "d", ".js", doc_files), (out / CACHE, ".json", keys)):
+    for folder, suffix, wanted in (
+        (search / "d", ".js", merged.doc_files),
+        (out / CACHE, ".json", merged.keys),
+    ):
         for stale in folder.glob(f"*{suffix}") if folder.is_dir() else ():
             if stale.name.removesuffix(suffix) not in wanted:
                 stale.unlink()
-    write(
-        search / "entries.js",
-        script("entries", {"k": kinds, "t": tools, "m": models, "l": labels, "w": times}),
-        "",  # numbers only
-    )
-    shown = [s[k] or "" for s in meta_sessions for k in ("h", "t", "p")]
-    shown += [*names["tool"], *names["model"], *names["label"], *fields, *split]
-    write(
-        search / "meta.js",
-        script(
-            "meta",
-            {
-                "v": INDEX_VERSION,
-                "sessions": meta_sessions,
-                "tools": list(names["tool"]),
-                "models": list(names["model"]),
-                "labels": list(names["label"]),
-                "roles": list(ROLES),
-                "shards": shards,
-                "split": split,
-                "fields": list(fields),
-                "records": n,
-            },
-        ),
-        "\n".join(str(s) for s in shown),
-    )
-    return n
+
+
+def _write_meta(
+    gate: Gate | None, path: Path, merged: _Merged, shards: _Shards, fields: Sequence[str]
+) -> None:
+    names = merged.names
+    shown = [s[k] or "" for s in merged.sessions for k in ("h", "t", "p")]
+    shown += [*names["tool"], *names["model"], *names["label"], *fields, *shards.split]
+    meta = {
+        "v": INDEX_VERSION,
+        "sessions": merged.sessions,
+        "tools": list(names["tool"]),
+        "models": list(names["model"]),
+        "labels": list(names["label"]),
+        "roles": list(ROLES),
+        "shards": shards.count,
+        "split": shards.split,
+        "fields": list(fields),
+        "records": merged.records,
+    }
+    _write(gate, path, script("meta", meta), "\n".join(str(s) for s in shown))

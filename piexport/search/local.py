@@ -8,7 +8,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, PiexportError
 from ..read.loader import load_session
@@ -30,6 +30,9 @@ from .query import (
     snippet_line,
 )
 from .records import ROLES, session_records
+
+if TYPE_CHECKING:
+    from ..redact.engine import Redactor
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +69,7 @@ class Result:
 
 
 def _folder(
-    root: Path, fields: frozenset[str] | None, problems: list[str], redactor: Any = None
+    root: Path, fields: frozenset[str] | None, problems: list[str], redactor: Redactor | None = None
 ) -> Iterator[tuple[str, str, list[JSON]]]:
     """Each session's rows; with a ``redact.Redactor``, of the session as redacted (what a
     redacted site's index holds)."""
@@ -82,7 +85,7 @@ def _folder(
             problems.append(f"{path}: could not be read: {exc!r}")
             continue
         if redactor is not None:
-            from ..redact.engine import redact_session
+            from ..redact.session import redact_session
 
             session = redact_session(session, redactor)
         lines = {e.id: e.line for e in session.entries}
@@ -257,109 +260,138 @@ def _site_first(site: Path, q: Query, limit: int) -> tuple[list[list[Result]], b
     come from the term shards and entries; a session's texts are read when its group is
     reached (for snippets and adjacency, and to confirm phrases), so a group's rank before
     that is an upper bound, and it is ranked again once read (as in a best-first search)."""
-    meta, entries = _site_index(site)
-    postings = Postings(site, meta)
-    sets = [_word_records(postings, w) for w in q.positive]
-    out: set[int] = set()  # left out for sure
-    unsure: set[int] = set()  # left out, or with fewer words, if a phrase is not in the text
-    for w in q.words:
-        if w.exclude:
-            (unsure if w.is_phrase else out).update(_word_records(postings, w))
-    for held, w in zip(sets, q.positive, strict=True):
-        if w.is_phrase:
-            unsure |= held
-    firsts = [s["n"] for s in meta["sessions"]]
-    minutes, minute = [], 0
-    for gap in entries["w"]:
-        minute += gap
-        minutes.append(minute)
-    need = len(q.positive)
-    rows: dict[int, JSON] = {}
-    bound: dict[int, list[Hit]] = {}  # per session: hits with the most words they may have
-    for r in sorted(set().union(*sets)) if sets else range(meta["records"]):
-        if r in out:
-            continue
-        s = bisect_right(firsts, r) - 1
-        row = _fields(meta, entries, r, minutes[r], meta["sessions"][s])
-        c = candidate("", *(row[k] for k in ROW_KEYS))
-        if not passes_filters(c, q.filters):
-            continue
-        rows[r] = row
-        words = sum(r in held for held in sets)
-        bound.setdefault(s, []).append(Hit(s, r - firsts[s], words, False, c.time or 0))
-    read: dict[int, tuple[list[Hit], dict[int, list[Any]]]] = {}
+    hits = _SiteHits(site, q)
+    complete = hits.complete()
+    return hits.first_groups(limit, complete), complete
 
-    def confirmed(s: int) -> list[Hit]:
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A session's hits once its texts are read, and the texts (by record)."""
+
+    hits: list[Hit]
+    docs: dict[int, list[Any]]
+
+
+class _SiteHits:
+    """The records of a built site that may be hits of a query, from its index alone (term
+    shards and entries), each with the most words it may have (``bound``); a session's
+    texts are read once, when its hits must be known for sure (``confirmed``)."""
+
+    def __init__(self, site: Path, q: Query) -> None:
+        self.site, self.q = site, q
+        self.meta, self.entries = _site_index(site)
+        postings = Postings(site, self.meta)
+        self.sets = [_word_records(postings, w) for w in q.positive]
+        self.out: set[int] = set()  # left out for sure
+        self.unsure: set[int] = set()  # left out, or with fewer words, if a phrase is not there
+        for w in q.words:
+            if w.exclude:
+                (self.unsure if w.is_phrase else self.out).update(_word_records(postings, w))
+        for held, w in zip(self.sets, q.positive, strict=True):
+            if w.is_phrase:
+                self.unsure |= held
+        self.need = len(q.positive)
+        self.rows: dict[int, JSON] = {}
+        self.bound: dict[int, list[Hit]] = {}  # per session: hits with the most words possible
+        self.read: dict[int, _Read] = {}
+        self._bound()
+
+    def _bound(self) -> None:
+        """Every record that may be a hit: in the term sets, not left out, past the filters."""
+        meta, entries, sets = self.meta, self.entries, self.sets
+        firsts = [s["n"] for s in meta["sessions"]]
+        minutes, minute = [], 0
+        for gap in entries["w"]:
+            minute += gap
+            minutes.append(minute)
+        for r in sorted(set().union(*sets)) if sets else range(meta["records"]):
+            if r in self.out:
+                continue
+            s = bisect_right(firsts, r) - 1
+            row = _fields(meta, entries, r, minutes[r], meta["sessions"][s])
+            c = candidate("", *(row[k] for k in ROW_KEYS))
+            if not passes_filters(c, self.q.filters):
+                continue
+            self.rows[r] = row
+            words = sum(r in held for held in sets)
+            self.bound.setdefault(s, []).append(Hit(s, r - firsts[s], words, False, c.time or 0))
+
+    def confirmed(self, s: int) -> list[Hit]:
         """A session's hits with their true words and adjacency, its texts read once."""
-        if s not in read:
-            info = meta["sessions"][s]
-            docs = _texts(site, info, (h.record for h in bound[s]))
+        if s not in self.read:
+            info = self.meta["sessions"][s]
+            docs = _texts(self.site, info, (h.record for h in self.bound[s]))
             hits = []
-            for h in bound[s]:
-                row = rows[info["n"] + h.record]
+            for h in self.bound[s]:
+                row = self.rows[info["n"] + h.record]
                 c = candidate(docs[h.record][3], *(row[k] for k in ROW_KEYS))
-                words = score(c, q)
-                if words is not None and (words or not need):
-                    hits.append(Hit(s, h.record, words, adjacent(c, q), h.time))
-            read[s] = hits, docs
-        return read[s][0]
+                words = score(c, self.q)
+                if words is not None and (words or not self.need):
+                    hits.append(Hit(s, h.record, words, adjacent(c, self.q), h.time))
+            self.read[s] = _Read(hits, docs)
+        return self.read[s].hits
 
-    def is_sure(s: int, h: Hit) -> bool:
-        return meta["sessions"][s]["n"] + h.record not in unsure
+    def _is_sure(self, s: int, h: Hit) -> bool:
+        return self.meta["sessions"][s]["n"] + h.record not in self.unsure
 
-    # whether some hit has every word: sure without text, else confirmed in rank order
-    complete = not need or any(
-        h.words == need and is_sure(s, h) for s, hs in bound.items() for h in hs
-    )
-    if not complete:
+    def complete(self) -> bool:
+        """Whether some hit has every word: sure without text, else confirmed in rank order."""
+        need, bound = self.need, self.bound
+        if not need or any(
+            h.words == need and self._is_sure(s, h) for s, hs in bound.items() for h in hs
+        ):
+            return True
         maybe = [s for s, hs in bound.items() if any(h.words == need for h in hs)]
         maybe.sort(key=lambda s: _rank([h for h in bound[s] if h.words == need], s))
-        complete = any(any(h.words == need for h in confirmed(s)) for s in maybe)
+        return any(any(h.words == need for h in self.confirmed(s)) for s in maybe)
 
-    def kept(hits: list[Hit]) -> list[Hit]:
-        return [h for h in hits if h.words == need] if complete else hits
+    def first_groups(self, limit: int, complete: bool) -> list[list[Result]]:
+        """Groups in rank order until they hold ``limit`` hits; with ``complete``, only the
+        hits that have every word."""
 
-    queue = []
-    for s, hs in bound.items():
-        hs = kept(read[s][0] if s in read else hs)
-        if hs:
-            queue.append((_rank(hs, s), s))
-    heapq.heapify(queue)
-    results: list[list[Result]] = []
-    shown = 0
-    while queue and shown < limit:
-        rank, s = heapq.heappop(queue)
-        hits = kept(confirmed(s))
-        if not hits:
-            continue
-        if _rank(hits, s) != rank:  # its texts rank it lower than its bound: queue it again
-            heapq.heappush(queue, (_rank(hits, s), s))
-            continue
-        hits.sort(key=lambda h: (-int(h.adjacent), -h.words, -h.time, h.record))
-        info, docs = meta["sessions"][s], read[s][1]
-        group_results = []
-        for h in hits:
-            entry_id, dom, line, text = docs[h.record]
-            row = rows[info["n"] + h.record]
-            group_results.append(
-                Result(
-                    str(site / info["h"]),
-                    line,
-                    entry_id,
-                    dom,
-                    row["role"],
-                    row["tool"],
-                    row["time"],
-                    info["t"],
-                    text,
-                    h.record,
-                    h.words,
-                    h.adjacent,
-                )
-            )
-        results.append(group_results)
-        shown += len(hits)
-    return results, complete
+        def kept(hits: list[Hit]) -> list[Hit]:
+            return [h for h in hits if h.words == self.need] if complete else hits
+
+        queue = []
+        for s, hs in self.bound.items():
+            hs = kept(self.read[s].hits if s in self.read else hs)
+            if hs:
+                queue.append((_rank(hs, s), s))
+        heapq.heapify(queue)
+        results: list[list[Result]] = []
+        shown = 0
+        while queue and shown < limit:
+            rank, s = heapq.heappop(queue)
+            hits = kept(self.confirmed(s))
+            if not hits:
+                continue
+            if _rank(hits, s) != rank:  # its texts rank it lower than its bound: queue it again
+                heapq.heappush(queue, (_rank(hits, s), s))
+                continue
+            hits.sort(key=lambda h: (-int(h.adjacent), -h.words, -h.time, h.record))
+            results.append([self._result(s, h) for h in hits])
+            shown += len(hits)
+        return results
+
+    def _result(self, s: int, h: Hit) -> Result:
+        info, docs = self.meta["sessions"][s], self.read[s].docs
+        entry_id, dom, line, text = docs[h.record]
+        row = self.rows[info["n"] + h.record]
+        return Result(
+            str(self.site / info["h"]),
+            line,
+            entry_id,
+            dom,
+            row["role"],
+            row["tool"],
+            row["time"],
+            info["t"],
+            text,
+            h.record,
+            h.words,
+            h.adjacent,
+        )
 
 
 def _rank(hits: list[Hit], session: int) -> tuple[int, int, int]:
@@ -378,7 +410,7 @@ def run_search(
     fields: frozenset[str] | None = None,
     problems: list[str] | None = None,
     limit: int = 0,
-    redactor: Any = None,
+    redactor: Redactor | None = None,
 ) -> tuple[list[list[Result]], bool]:
     """Results grouped per session, best first, and whether every word matched. Files that
     cannot be read are named in ``problems`` and left out. With ``limit``, the groups may

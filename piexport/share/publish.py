@@ -25,7 +25,7 @@ from ..export.pipeline import RenderOptions, export_session
 from ..read.model import Session
 from ..read.selection import Selection
 from ..redact.engine import Redactor
-from ..site.build import page_name
+from ..site.names import page_name
 from ..text.textsafe import terminal_safe
 from ..version import __version__
 from .gist import GistError, check_gh, create_gist, delete_gist, gist_id_from
