@@ -17,8 +17,8 @@ import orjson
 import pytest
 import yaml
 
-from .conftest import REPO, sample_files, to_lines
-from .test_redact import Plant, assert_no_leak, planted_session
+from tests.support.secrets import Plant, assert_no_leak, planted_session
+from tests.support.sessions import REPO, sample_files, to_lines
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
 RUN_URL = "https://github.example/o/r/actions/runs/7"

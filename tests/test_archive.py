@@ -15,7 +15,7 @@ from piexport.read.loader import load_session
 from piexport.read.model import title_of
 from piexport.report.branches import duration
 
-from .conftest import HEADER, MakeSession, msg, tool_result
+from tests.support.sessions import HEADER, MakeSession, msg, tool_result
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from piexport.page.view import _compactions
 from piexport.read.loader import load_session
 from piexport.site.build import build_site
 
-from .hostile_slow import Slow, cases, compactions
+from tests.support.hostile_slow import Slow, cases, compactions
 
 GUARD = 120
 """Seconds a hostile page may take here before the test calls it a hang (they take 0.3-6 s)."""

@@ -15,9 +15,9 @@ from piexport.page.view import build_view
 from piexport.report.branches import branch_summaries, branches_json, list_branches
 from piexport.report.compare import align, compare, compare_markdown
 
-from .branch_trees import fork_tree, many_leaves
-from .conftest import HEADER, SAMPLES, MakeSession, msg
-from .test_render import static_checks
+from tests.support.branch_trees import fork_tree, many_leaves
+from tests.support.pages import static_checks
+from tests.support.sessions import HEADER, SAMPLES, MakeSession, msg
 
 OWN = {
     "x-end": ["u1", "a1", "r1", "a2", "u2", "a3", "r3", "x-end"],  # the current: its whole path

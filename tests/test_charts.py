@@ -22,10 +22,10 @@ from piexport.report.summary import summary_json
 from piexport.report.usage import load_sessions, usage_report
 from piexport.site.build import MANIFEST, build_site
 
-from .browser.test_security import PAYLOADS
-from .conftest import HEADER, SAMPLES, msg, sample_files, tool_result
-from .hostile_corpus import BIDI_MARKDOWN, INVISIBLE
-from .test_render import static_checks
+from tests.support.hostile_corpus import BIDI_MARKDOWN, INVISIBLE
+from tests.support.pages import static_checks
+from tests.support.payloads import PAYLOADS
+from tests.support.sessions import HEADER, SAMPLES, msg, sample_files, tool_result
 
 DEMO = next(SAMPLES.glob("--home-alice-src-piexport-demo--/*.jsonl"))
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import REPO, sample_files
+from tests.support.sessions import REPO, sample_files
 
 
 def github_step_lines() -> list[str]:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from piexport import __version__
 from piexport.cli import cli
 
-from .conftest import MakeSession, msg
+from tests.support.sessions import MakeSession, msg
 
 
 def all_commands() -> list[click.Command]:
@@ -124,7 +124,7 @@ def test_python_dash_m_works(make_session: MakeSession) -> None:
 def test_highlight_chars_trades_colour_for_time(runner: CliRunner, tmp_path: Path) -> None:
     """--highlight-chars N colours at most N characters of code per page: 0 makes pages
     with no colouring, and a site built with it is rebuilt when the budget changes."""
-    from .conftest import SAMPLES
+    from tests.support.sessions import SAMPLES
 
     sample = next(p for p in SAMPLES.rglob("*.jsonl") if "2025-03-04T09-02-44" in p.name)
     coloured, plain = tmp_path / "coloured.html", tmp_path / "plain.html"

@@ -10,7 +10,7 @@ import pytest
 from piexport.page import colourcache, highlight
 from piexport.page.highlight import HighlightBudget, highlight_code, lexer_for_path
 
-from .conftest import MakeSession, msg, tool_result
+from tests.support.sessions import MakeSession, msg, tool_result
 
 CODE = "\n".join(
     f"def f_{i}(x):\n    '''<b>&amp;</b>'''\n    return x * {i}  # \"q\" & <tag>" for i in range(80)

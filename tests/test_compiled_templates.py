@@ -26,7 +26,7 @@ from piexport.page.compiled import (
 )
 from piexport.page.export import export_session
 
-from .conftest import sample_files
+from tests.support.sessions import sample_files
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from piexport import build_session_context, load_session
 
-from .conftest import MakeSession, msg, ts
+from tests.support.sessions import MakeSession, msg, ts
 
 MS0 = 1735725600000  # 2025-01-01T10:00:00.000Z
 

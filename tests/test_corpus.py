@@ -17,12 +17,10 @@ from piexport.cli import cli
 from piexport.page.render import render_session
 from piexport.page.view import build_view, dom_id
 
-from .conftest import sample_files
-from .hostile_corpus import Case, cases
-from .test_loader import accounted
-from .test_render import static_checks
-
-CORPUS_STATS = {"files": 0, "crashes": 0, "lost": 0}
+from tests.support.hostile_corpus import Case, cases
+from tests.support.pages import static_checks
+from tests.support.sessions import accounted, sample_files
+from tests.support.stats import CORPUS_STATS
 
 
 @pytest.mark.parametrize("case", cases(), ids=lambda c: c.name)

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from piexport.cli import cli
 from piexport.report.usage import csv_text
 
-from .conftest import HEADER, msg, to_lines
+from tests.support.sessions import HEADER, msg, to_lines
 
 HOSTILE = [
     "/x\r=cmd|' /C calc'!A0",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 
-from .conftest import REPO
+from tests.support.sessions import REPO
 
 FLOORS = {"pygments": ">=2.20", "jinja2": ">=3.1.6", "markdown-it-py": ">=3.0", "orjson": ">=3.9"}
 

@@ -22,8 +22,8 @@ from piexport.read.figures import MAX_COST, MAX_TOKENS, usage_is_valid, usage_pr
 from piexport.report.stats import file_figures
 from piexport.site.build import MANIFEST, build_site
 
-from .conftest import HEADER, msg, to_lines
-from .hostile_corpus import figure_cases
+from tests.support.hostile_corpus import figure_cases
+from tests.support.sessions import HEADER, msg, to_lines
 
 
 def usage(n: Any = 5, cost: Any = 0.25, **more: Any) -> dict[str, Any]:

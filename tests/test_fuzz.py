@@ -6,7 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-FUZZ = Path(__file__).parent / "fuzz"
+from tests.support.sessions import TESTS
+
+FUZZ = TESTS / "fuzz"
 
 
 def test_fuzz_target_runs_clean_for_a_while(tmp_path: Path) -> None:

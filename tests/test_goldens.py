@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 import pytest
 
@@ -16,9 +15,9 @@ from piexport import load_session
 from piexport.page.render import render_session
 from piexport.page.view import build_view
 
-from .conftest import sample_files
+from tests.support.sessions import TESTS, sample_files
 
-GOLDENS = Path(__file__).parent / "goldens"
+GOLDENS = TESTS / "goldens"
 PICKS = {"branches": "01955b2a", "compactions": "0196202a", "damaged": "0196f145"}
 
 

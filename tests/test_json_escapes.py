@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from piexport.cli import cli
 from piexport.read.jsonutil import output_json
 
-from .conftest import HEADER, MakeSession, msg
+from tests.support.sessions import HEADER, MakeSession, msg
 
 HIDDEN = "\x9b31m\x85\x7f\u202e\u2066\u2069\u200b\u200d\u2060\ufeff\u2028\u3164\U000e0041\u034f\xad"
 RAW = re.compile(

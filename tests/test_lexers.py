@@ -170,7 +170,7 @@ def test_lexers_other_packages_add_are_not_used(monkeypatch) -> None:
 def test_a_page_reads_no_installed_package_metadata(tmp_path) -> None:
     """Looking for plugins imported importlib.metadata and read every installed
     distribution's entry points: a tenth of a small page's work."""
-    from .conftest import sample_files
+    from tests.support.sessions import sample_files
 
     sample = next(p for p in sample_files() if "01955f7c" in p.name)
     probe = (

@@ -15,7 +15,7 @@ from piexport.read.lineage import SessionFile, read_session_file, relate
 from piexport.report.stats import file_figures
 from piexport.site.build import build_site
 
-from .conftest import DATA, HEADER, MakeSession, msg
+from tests.support.sessions import DATA, HEADER, MakeSession, msg
 
 SHOP = DATA / "pi15" / "--home-ana-src-shop--"
 PARENT = next(SHOP.glob("*-000000000009.jsonl"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from .conftest import REPO
+from tests.support.sessions import REPO
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

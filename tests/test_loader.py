@@ -12,17 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from piexport import InputError, load_session
-from piexport.read.model import Session
 
-from .conftest import HEADER, MakeSession, msg, ts
-
-
-def accounted(session: Session) -> int:
-    """Lines the loader can show for: header + entries + line diagnostics (one each)."""
-    diag_lines = {d.line for d in session.diagnostics if d.line}
-    entry_lines = {e.line for e in session.entries}
-    header = {session.header.line} if session.header else set()
-    return len(diag_lines | entry_lines | header)
+from tests.support.sessions import HEADER, MakeSession, accounted, msg, ts
 
 
 def chain(n: int, start: int = 1) -> list[dict]:
@@ -379,7 +370,7 @@ def test_every_nonblank_line_is_accounted_for(make_session: MakeSession) -> None
 
 
 def test_sample_sessions_load_and_only_the_damaged_one_complains() -> None:
-    from .conftest import sample_files
+    from tests.support.sessions import sample_files
 
     files = sample_files()
     assert len(files) >= 7

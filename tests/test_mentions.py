@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 from piexport.cli import cli
 from piexport.report.mdsafe import html_text, inline_text, message_markdown
 
-from .conftest import HEADER, MakeSession, msg, ts
+from tests.support.sessions import HEADER, MakeSession, msg, ts
 
 MENTION = re.compile(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]")
 URL = re.compile(r"(?:(?<=[\s*_~(])|^)(?:(?:https?|ftp)://|www\.)\S*", re.I | re.M)

@@ -7,7 +7,7 @@ import orjson
 from piexport import build_session_context, load_session
 from piexport.read.migrate import v1_entry_id
 
-from .conftest import HEADER, MakeSession, ts
+from tests.support.sessions import HEADER, MakeSession, ts
 
 V1_HEADER = {k: v for k, v in HEADER.items() if k != "version"}
 

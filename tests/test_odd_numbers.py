@@ -19,7 +19,7 @@ from piexport.page.render import render_session
 from piexport.read.jsonutil import MAX_DEPTH, OddNumber, dumps
 from piexport.report.stats import file_figures
 
-from .conftest import MakeSession, msg
+from tests.support.sessions import MakeSession, msg
 
 WIDE = 123456789012345678901234567890
 

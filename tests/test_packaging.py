@@ -17,7 +17,7 @@ import yaml
 
 from piexport import __version__
 
-from .conftest import REPO, sample_files
+from tests.support.sessions import REPO, sample_files
 
 
 @pytest.fixture(scope="module")

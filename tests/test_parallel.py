@@ -17,7 +17,7 @@ import piexport.page.render
 from piexport import load_session
 from piexport.page.render import RenderOptions, render_session
 
-from .conftest import REPO, sample_files
+from tests.support.sessions import REPO, sample_files
 
 
 def _bench_session(entries: int) -> bytes:

@@ -20,9 +20,9 @@ from piexport.read.jsonutil import dumps
 from piexport.read.system import current_system
 from piexport.report.stats import file_figures
 
-from .conftest import REPO
+from tests.support.sessions import REPO, TESTS
 
-EXPECTED = sorted((Path(__file__).parent / "reference" / "pi15" / "expected").glob("*.json"))
+EXPECTED = sorted((TESTS / "reference" / "pi15" / "expected").glob("*.json"))
 
 
 def _name(p: Path) -> str:

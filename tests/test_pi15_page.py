@@ -13,10 +13,10 @@ from piexport import load_session
 from piexport.cli import cli
 from piexport.page.render import render_session
 
-from .conftest import DATA, REPO
+from tests.support.sessions import DATA, REPO, TESTS
 
 CORPUS = sorted((DATA / "pi15").rglob("*.jsonl"))
-EXPECTED = Path(__file__).parent / "reference" / "pi15" / "expected"
+EXPECTED = TESTS / "reference" / "pi15" / "expected"
 
 
 def page(path: Path) -> BeautifulSoup:

@@ -9,7 +9,7 @@ from piexport.page import colourcache, highlight, prefetch
 from piexport.page.render import RenderOptions, render_session
 from piexport.page.view import build_view
 
-from .conftest import MakeSession, msg, tool_result
+from tests.support.sessions import MakeSession, msg, tool_result
 
 
 def _file(n: int) -> str:

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from piexport.cli import cli
 from piexport.report.prices import estimate, estimate_message
 
-from .conftest import SAMPLES, MakeSession, msg
+from tests.support.sessions import SAMPLES, MakeSession, msg
 
 
 def _assistant(eid: str, parent: str | None, second: int, cost: Any) -> dict[str, Any]:

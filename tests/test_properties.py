@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from piexport import load_session
 
-from .conftest import HEADER
+from tests.support.sessions import HEADER
 
 SETTINGS = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -11,7 +11,7 @@ from piexport.page.outline import command_head, render_tree_text
 from piexport.page.render import render_session
 from piexport.page.view import build_view
 
-from .conftest import HEADER, MakeSession, msg, tool_result, ts
+from tests.support.sessions import HEADER, MakeSession, msg, tool_result, ts
 
 CWD = HEADER["cwd"]  # /home/alice/src/demo
 

@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from .conftest import REPO
+from tests.support.sessions import REPO
 
 
 def readme_commands() -> list[str]:

@@ -10,7 +10,7 @@ from piexport import Redactor, load_session, redact_session
 from piexport.read.selection import Selection, apply_selection
 from piexport.share.cut import CUT_WINDOW, PLAIN, Derive
 
-from .conftest import msg
+from tests.support.sessions import msg
 
 GHP = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 

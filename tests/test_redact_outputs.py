@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from piexport.cli import cli
 
-from .conftest import msg, tool_result, ts
+from tests.support.sessions import msg, tool_result, ts
 
 STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
 GHP = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -153,7 +153,7 @@ def test_a_label_is_not_read_as_the_key_of_the_row_beside_it(
 def _keys_session(root: Path) -> Path:
     """A session with a GitHub, an AWS and an Anthropic key in its cwd, messages, a written
     file's path and content, a label and a second branch (for compare)."""
-    from .conftest import HEADER, to_lines
+    from tests.support.sessions import HEADER, to_lines
 
     folder = root / "--srv-app--"
     folder.mkdir(parents=True)

@@ -35,8 +35,8 @@ from piexport import Redactor
 from piexport.cli import cli
 from piexport.share.redact import builtin_rules
 
-from .conftest import HEADER, msg, to_lines, tool_result, ts
-from .test_redact import KINDS, fake
+from tests.support.secrets import KINDS, fake
+from tests.support.sessions import HEADER, msg, to_lines, tool_result, ts
 
 EXAMPLES = int(os.environ.get("PIEXPORT_REDACT_EXAMPLES", "12"))
 

@@ -14,9 +14,9 @@ import pytest
 from piexport import build_session_context, load_session
 from piexport.read.jsonutil import dumps
 
-from .conftest import REPO
+from tests.support.sessions import REPO, TESTS
 
-GOLDENS = sorted((Path(__file__).parent / "reference" / "contexts").glob("*.json"))
+GOLDENS = sorted((TESTS / "reference" / "contexts").glob("*.json"))
 
 
 def test_there_are_goldens_for_the_samples() -> None:

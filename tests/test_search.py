@@ -32,7 +32,7 @@ from piexport.search.records import session_records
 from piexport.search.tokens import fold, prefix_shards, shard_key, term_shard, terms
 from piexport.site.build import build_site
 
-from .conftest import HEADER, REPO, msg, to_lines, tool_result
+from tests.support.sessions import HEADER, REPO, msg, numbered_lines, to_lines, tool_result
 
 SAMPLES = REPO / "sample_sessions"
 
@@ -353,27 +353,6 @@ def test_rebuild_reindexes_only_what_changed_and_drops_removed(tmp_path: Path) -
     assert all(Path(g[0].path).is_file() for g in groups)
 
 
-def numbered_lines(project: Path, sessions: int = 3) -> None:
-    """Sessions of bash-like output whose ``[000nn]`` line numbers share a prefix, as in
-    bench/make_sessions.py: the group of terms that made one oversized shard. Even entries
-    number lines 1-299; odd ones ten lines of their own (00105-00114, 00305-…), so a prefix
-    finds them only in the shards under it that hold their numbers. The two newest have
-    "cart" and "compiling" but not as a phrase: they rank after the ten that have it."""
-    project.mkdir(parents=True)
-    for n in range(sessions):
-        records = []
-        for i in range(10):
-            numbers = range(1, 300) if i % 2 == 0 else range(100 * i + 5 * n, 100 * i + 5 * n + 10)
-            text = "\n".join(f"[{k:05d}] compiling cart_{k % 7}" for k in numbers)
-            records.append(msg(f"u{i}", f"u{i - 1}" if i else None, "user", text, 60 * i + 1))
-        for i in (10, 11):  # newest, and with both words but not as "compiling cart"
-            text = "the cart is fine, compiling again"
-            records.append(msg(f"u{i}", f"u{i - 1}", "user", text, 60 * i + 1))
-        (project / f"2025-06-0{n + 1}T00-00-00-000Z_n{n}.jsonl").write_bytes(
-            to_lines([HEADER, *records])
-        )
-
-
 def test_an_oversized_prefix_is_split_and_every_term_and_prefix_still_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -661,7 +640,7 @@ def test_snippets_of_the_hostile_corpus_show_no_hidden_character(tmp_path: Path)
     from piexport.errors import PiexportError
     from piexport.page.textsafe import HIDDEN, SELECTORS
 
-    from .hostile_corpus import cases
+    from tests.support.hostile_corpus import cases
 
     seen = 0
     for case in cases():

@@ -36,12 +36,12 @@ from piexport.search.query import (
 from piexport.search.tokens import fold
 from piexport.site.build import build_site
 
-from .hostile_search import DAMAGE, QUERIES, big_record_session, damaged_copy
+from tests.support.hostile_search import DAMAGE, QUERIES, big_record_session, damaged_copy
+from tests.support.sessions import REPO, SAMPLES
 
 GUARD = 120
 """Seconds a search may take here before the test calls it a hang (they take 1-5 s; the old
 phrase scan took minutes on the same input)."""
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_sessions"
 
 
 # --- bounded queries ---------------------------------------------------------------------------
@@ -109,7 +109,7 @@ def test_a_phrase_is_found_in_spaced_text_by_substring() -> None:
     """No regular expression is built from a query: a phrase is a plain substring of the
     spaced text (separator runs made one space), searched in time linear in the text."""
     assert spaced("a-_-b  c\u200bd") == "a b c d"
-    source = Path(__file__).resolve().parent.parent / "piexport" / "search" / "query.py"
+    source = REPO / "piexport" / "search" / "query.py"
     code = source.read_text(encoding="utf-8")
     assert "re.escape" not in code and "re.compile(" not in re.sub(
         r"^_\w+ = re\.compile\(.*$", "", code, flags=re.M
@@ -137,7 +137,7 @@ def test_a_long_phrase_against_a_long_repetitive_record(tmp_path: Path) -> None:
 
 
 def test_candidate_phrase_check_on_the_big_record() -> None:
-    from .hostile_search import BIG_TEXT
+    from tests.support.hostile_search import BIG_TEXT
 
     c = candidate(BIG_TEXT, "user", "", "", "", None, False, "")
     q = parse(QUERIES["long-phrase"])

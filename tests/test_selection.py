@@ -15,7 +15,7 @@ from piexport.cli import cli
 from piexport.page.view import build_view, dom_id
 from piexport.read.context import build_session_context, context_entries
 
-from .conftest import MakeSession, msg, tool_result, ts
+from tests.support.sessions import MakeSession, msg, tool_result, ts
 
 PNG = base64.b64encode(
     bytes.fromhex(

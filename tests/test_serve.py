@@ -18,7 +18,7 @@ from piexport.page.export import RenderOptions, export_session
 from piexport.site.build import build_site
 from piexport.site.serve import SiteServer, host_allowed, start_server
 
-from .live import SHOP, WAIT
+from tests.support.live import SHOP, WAIT
 
 SECRET = "the secret beside the site"
 

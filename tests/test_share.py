@@ -20,8 +20,8 @@ from piexport import Redactor, load_session
 from piexport.cli import cli
 from piexport.share.log import ShareLog, ShareRecord, state_dir
 
-from .conftest import SAMPLES, msg, to_lines
-from .test_redact import Plant, assert_no_leak, fake, planted_session
+from tests.support.secrets import Plant, assert_no_leak, fake, planted_session
+from tests.support.sessions import SAMPLES, msg, to_lines
 
 FAKE_GH = """\
 #!{python}

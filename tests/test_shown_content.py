@@ -14,8 +14,8 @@ from piexport.page.render import render_session
 from piexport.page.view import dom_id
 from piexport.report.formats import session_markdown
 
-from .conftest import MakeSession, msg, tool_result
-from .test_render import static_checks
+from tests.support.pages import static_checks
+from tests.support.sessions import MakeSession, msg, tool_result
 
 
 def _call(cid: str, command: str = "ls") -> dict[str, Any]:

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from piexport.cli import cli
 from piexport.site.build import build_site, default_sessions_root, project_key
 
-from .conftest import SAMPLES
-from .test_render import static_checks
+from tests.support.pages import static_checks
+from tests.support.sessions import SAMPLES
 
 
 @pytest.fixture

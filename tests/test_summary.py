@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 
 from piexport.cli import cli
 
-from .conftest import DATA, HEADER, MakeSession, msg, sample_files, ts
+from tests.support.sessions import DATA, HEADER, MakeSession, msg, sample_files, ts
 
 WELL_FORMED = [p for p in sample_files() if "0196f145" not in p.name] + sorted(
     (DATA / "pi15").rglob("*.jsonl")

@@ -8,7 +8,7 @@ from piexport import load_session
 from piexport.page.outline import render_tree_text
 from piexport.read.tree import flatten, timestamp_ms
 
-from .conftest import MakeSession, msg, ts
+from tests.support.sessions import MakeSession, msg, ts
 
 
 def entry(

@@ -19,7 +19,7 @@ from piexport.report.files import files_json, shown_path
 from piexport.report.summary import summary_json
 from piexport.report.usage import format_table, load_sessions, usage_report
 
-from .conftest import DATA, HEADER, SAMPLES, msg, sample_files, tool_result
+from tests.support.sessions import DATA, HEADER, SAMPLES, msg, sample_files, tool_result
 
 
 def raw_records(path: Path) -> list[dict[str, Any]]:

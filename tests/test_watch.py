@@ -19,7 +19,7 @@ from piexport.read.loader import load_session
 from piexport.site.build import MANIFEST, build_site
 from piexport.site.watch import wait_for
 
-from .live import WAIT, append, copy_shop, live_site, main_content, message_line
+from tests.support.live import WAIT, append, copy_shop, live_site, main_content, message_line
 
 
 def index_links_resolve(out: Path) -> list[str]:
@@ -214,7 +214,7 @@ def test_hostile_corpus_reads_alike_while_watched(tmp_path: Path) -> None:
     while watched; an unfinished one loses only its last line, never crashes the reader."""
     from piexport.errors import InputError
 
-    from .hostile_corpus import cases, field_cases
+    from tests.support.hostile_corpus import cases, field_cases
 
     def read(path: Path, pending: bool) -> object:
         try:

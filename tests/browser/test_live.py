@@ -13,9 +13,10 @@ from playwright.sync_api import Browser, Page, expect
 
 from piexport.page.export import RenderOptions
 
-from ..conftest import msg
-from ..live import Served, append, copy_shop, message_line, serve_process
-from .test_security import PAYLOADS, hostile_session, poke_everything
+from tests.support.browser import poke_everything
+from tests.support.live import Served, append, copy_shop, message_line, serve_process
+from tests.support.payloads import PAYLOADS, hostile_session
+from tests.support.sessions import msg
 
 pytestmark = pytest.mark.browser
 

@@ -20,7 +20,7 @@ import orjson
 from piexport.site.serve import SiteServer, start_server
 from piexport.site.watch import WatchState, wait_for, watch_site
 
-from .conftest import SAMPLES
+from tests.support.sessions import SAMPLES
 
 SHOP = SAMPLES / "--home-alice-src-shop--"
 WAIT = 30.0

@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from .conftest import HEADER, msg, to_lines
+from tests.support.sessions import HEADER, msg, to_lines
 
 REPEAT = "ab "
 BIG_TEXT = REPEAT * 600_000 + "cd"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .conftest import msg, tool_result
+from tests.support.sessions import msg, tool_result
 
 
 def asst(
