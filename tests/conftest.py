@@ -1,4 +1,6 @@
-"""Shared fixtures: write small session files, run the CLI. Helpers live in tests/support/."""
+"""Shared fixtures (write small session files, run the CLI) and the run's own hooks: the
+browser tests in one xdist worker, the security figures, no worker process left behind.
+Helpers live in tests/support/."""
 
 from __future__ import annotations
 
@@ -33,6 +35,29 @@ def make_session(tmp_path: Path) -> MakeSession:
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)  # an xdist hook, in the controller
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist load`` (pyproject.toml's addopts) with the browser tests kept together on
+    one worker (tests/support/scheduling.py); any other ``--dist`` is xdist's own."""
+    if config.getvalue("dist") != "load":
+        return None
+    from tests.support.scheduling import BrowserTestsTogether
+
+    return BrowserTestsTogether(config, log)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands its security figures to the controller, which prints them."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["security_figures"] = stats.figures()
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: the controller, as a worker finishes
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    stats.add(getattr(node, "workeroutput", {}).get("security_figures", {}))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
