@@ -1,7 +1,7 @@
 """Golden copies of the transcript (<main>) for three samples, readable as HTML.
 
 Only <main> is kept, so a CSS or header tweak does not rewrite every golden. After an
-intended change: PIEXPORT_UPDATE_GOLDENS=1 pytest tests/test_goldens.py, then read the diff.
+intended change: PIEXPORT_UPDATE_GOLDENS=1 pytest tests/page/test_goldens.py, then read the diff.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ line at the end of the run (tests/conftest.py adds up those of every xdist worke
 from __future__ import annotations
 
 STATS = {"placements": 0, "executed": 0, "requests": 0, "pages": 0}
-"""The XSS harness (browser/test_security.py): payloads placed, pages opened, what ran."""
+"""The XSS harness (tests/browser/test_security.py): payloads placed, pages opened, what ran."""
 CORPUS_STATS = {"files": 0, "crashes": 0, "lost": 0}
-"""The malformed-file corpus (test_corpus.py)."""
+"""The malformed-file corpus (tests/corpus/test_corpus.py)."""
 
 
 def figures() -> dict[str, int]:
