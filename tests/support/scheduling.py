@@ -16,10 +16,15 @@ BROWSER = "tests/browser/"
 the ``browser`` fixture defined (tests/browser/conftest.py)."""
 
 
+def unit_of(nodeid: str) -> str:
+    """The unit of work a test belongs to: all the browser tests one, any other its own."""
+    return BROWSER if nodeid.startswith(BROWSER) else nodeid
+
+
 class BrowserTestsTogether(LoadScopeScheduling):
     """``--dist load``, but every test under tests/browser/ is one unit of work. The
     biggest unit is handed out first, so the browser tests start at once on one worker and
     the other workers take the rest test by test."""
 
     def _split_scope(self, nodeid: str) -> str:
-        return BROWSER if nodeid.startswith(BROWSER) else nodeid
+        return unit_of(nodeid)
