@@ -21,7 +21,7 @@ from piexport.page.export import RenderOptions, export_session
 
 from tests.support.browser import probe, strip_csp
 from tests.support.pages import static_checks, unseen
-from tests.support.payloads import PAYLOADS, hostile_session, write_session
+from tests.support.payloads import PAYLOAD_IDS, PAYLOADS, hostile_session, write_session
 from tests.support.stats import STATS
 
 pytestmark = pytest.mark.browser
@@ -61,25 +61,24 @@ def test_control_page_triggers_the_harness(browser: Browser, tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("form", ["csp", "no-csp", "lazy"])
+@pytest.mark.parametrize("index", range(len(PAYLOADS)), ids=PAYLOAD_IDS)
 def test_no_payload_runs_or_loads_anything(
-    browser: Browser, pages: list[tuple[str, Path, Path, Path]], form: str
+    browser: Browser, pages: list[tuple[str, Path, Path, Path]], form: str, index: int
 ) -> None:
-    failures = []
-    for payload, page_path, bare, lazy in pages:
-        target = {"csp": page_path, "no-csp": bare, "lazy": lazy}[form]
-        static_checks((lazy if form == "lazy" else page_path).read_text(encoding="utf-8"))
-        page = browser.new_page()
-        result = probe(page, target.as_uri())
-        own_script_ran = page.evaluate("document.documentElement.classList.contains('has-js')")
-        # what the reader sees once the script has built every part: no hidden character
-        hidden = unseen(page.evaluate("document.title + document.body.innerText"))
-        page.close()
-        STATS["pages"] += 1
-        STATS["executed"] += result["executed"]
-        STATS["requests"] += result["requests"]
-        if result["executed"] or result["requests"] or not own_script_ran or hidden:
-            failures.append((payload, result, own_script_ran, hidden))
-    assert failures == []
+    payload, page_path, bare, lazy = pages[index]
+    target = {"csp": page_path, "no-csp": bare, "lazy": lazy}[form]
+    static_checks((lazy if form == "lazy" else page_path).read_text(encoding="utf-8"))
+    page = browser.new_page()
+    result = probe(page, target.as_uri())
+    own_script_ran = page.evaluate("document.documentElement.classList.contains('has-js')")
+    # what the reader sees once the script has built every part: no hidden character
+    hidden = unseen(page.evaluate("document.title + document.body.innerText"))
+    page.close()
+    STATS["pages"] += 1
+    STATS["executed"] += result["executed"]
+    STATS["requests"] += result["requests"]
+    bad = result["executed"] or result["requests"] or not own_script_ran or hidden
+    assert not bad, (payload, result, own_script_ran, hidden)
 
 
 COMPARES = {"csp": "#compare=w2r,w1r", "no-csp": "#compare=w1r,w2r"}
@@ -88,27 +87,25 @@ page holds one, the other is swapped by the script)."""
 
 
 @pytest.mark.parametrize("form", list(COMPARES))
+@pytest.mark.parametrize("index", range(len(PAYLOADS)), ids=PAYLOAD_IDS)
 def test_compare_view_runs_nothing(
-    browser: Browser, pages: list[tuple[str, Path, Path, Path]], form: str
+    browser: Browser, pages: list[tuple[str, Path, Path, Path]], form: str, index: int
 ) -> None:
     """The compare view shows hostile text from its data island as text, in every part."""
-    failures = []
-    for payload, page_path, bare, _lazy in pages:
-        target = (page_path if form == "csp" else bare).as_uri() + COMPARES[form]
-        page = browser.new_page()
-        seen: dict[str, Any] = {}
+    payload, page_path, bare, _lazy = pages[index]
+    target = (page_path if form == "csp" else bare).as_uri() + COMPARES[form]
+    page = browser.new_page()
+    seen: dict[str, Any] = {}
 
-        def look(p: Page, seen: dict[str, Any] = seen) -> None:
-            seen["shown"] = p.locator("#compare").is_visible()
-            seen["diffs"] = p.locator("#compare .cmp-diff").count()
-            seen["hidden"] = unseen(p.evaluate("document.body.innerText"))
+    def look(p: Page) -> None:
+        seen["shown"] = p.locator("#compare").is_visible()
+        seen["diffs"] = p.locator("#compare .cmp-diff").count()
+        seen["hidden"] = unseen(p.evaluate("document.body.innerText"))
 
-        result = probe(page, target, look)
-        page.close()
-        STATS["pages"] += 1
-        STATS["executed"] += result["executed"]
-        STATS["requests"] += result["requests"]
-        bad = result["executed"] or result["requests"] or seen["hidden"]
-        if bad or not seen["shown"] or seen["diffs"] != 1:
-            failures.append((payload, result, seen))
-    assert failures == []
+    result = probe(page, target, look)
+    page.close()
+    STATS["pages"] += 1
+    STATS["executed"] += result["executed"]
+    STATS["requests"] += result["requests"]
+    bad = result["executed"] or result["requests"] or seen["hidden"]
+    assert not bad and seen["shown"] and seen["diffs"] == 1, (payload, result, seen)

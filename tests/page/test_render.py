@@ -14,6 +14,7 @@ from piexport.page.export import export_session
 from piexport.page.render import render_session
 from piexport.page.view import build_view, dom_id
 
+from tests.support.hostile_corpus import BIDI_MARKDOWN, INVISIBLE
 from tests.support.pages import SHOWN_ATTRS, static_checks, unseen
 from tests.support.sessions import MakeSession, msg, sample_files, ts
 
@@ -809,23 +810,32 @@ def test_fields_shown_outside_templates_are_escaped(make_session: MakeSession) -
     assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 5
 
 
-def test_markdown_shows_hidden_characters_as_marks_in_every_kind_of_text() -> None:
+HIDDEN_MARKDOWN = {
+    **{f"bidi-{i}": text for i, text in enumerate(BIDI_MARKDOWN)},
+    **{f"invisible-{i}": text for i, text in enumerate(INVISIBLE)},
+}
+
+
+@pytest.mark.parametrize("text", HIDDEN_MARKDOWN.values(), ids=HIDDEN_MARKDOWN.keys())
+def test_markdown_shows_hidden_characters_as_marks_in_every_kind_of_text(text: str) -> None:
     """Trojan Source in model text: paragraphs (the plain short cut too), code spans, link
     titles, image alt text, tables, fences, entities and the plain-text fallback."""
     from piexport.page.markdown import render_markdown
 
-    from tests.support.hostile_corpus import BIDI_MARKDOWN, INVISIBLE
+    html = render_markdown(text)
+    soup = BeautifulSoup(html, "html.parser")
+    for node in soup.find_all(string=True):
+        assert not unseen(str(node)), (text, str(node))
+    for tag in soup.find_all(True):
+        for attr in SHOWN_ATTRS:
+            assert not unseen(str(tag.get(attr, ""))), (text, attr)
+    if unseen(text):  # (an entity is shown as written, by the fallback)
+        assert 'class="ctl"' in html or "⟪U+" in html, text  # (a title: plain marks)
 
-    for text in [*BIDI_MARKDOWN, *INVISIBLE]:
-        html = render_markdown(text)
-        soup = BeautifulSoup(html, "html.parser")
-        for node in soup.find_all(string=True):
-            assert not unseen(str(node)), (text, str(node))
-        for tag in soup.find_all(True):
-            for attr in SHOWN_ATTRS:
-                assert not unseen(str(tag.get(attr, ""))), (text, attr)
-        if unseen(text):  # (an entity is shown as written, by the fallback)
-            assert 'class="ctl"' in html or "⟪U+" in html, text  # (a title: plain marks)
+
+def test_markdown_marks_a_code_span_and_keeps_an_emoji_selector() -> None:
+    from piexport.page.markdown import render_markdown
+
     assert 'class="ctl"' in render_markdown("`a\u202eb`")
     assert render_markdown("\u26a0\ufe0f done") == "<p>\u26a0\ufe0f done</p>\n"
 

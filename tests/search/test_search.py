@@ -32,6 +32,7 @@ from piexport.search.records import session_records
 from piexport.search.tokens import fold, prefix_shards, shard_key, term_shard, terms
 from piexport.site.build import build_site
 
+from tests.support.hostile_corpus import Case, cases
 from tests.support.sessions import HEADER, REPO, msg, numbered_lines, to_lines, tool_result
 
 SAMPLES = REPO / "sample_sessions"
@@ -634,32 +635,42 @@ def test_long_sessions_texts_are_split_into_parts_and_read_back_whole(
     assert len(list((out / "search" / "d").glob("*.js"))) == len(m["sessions"])
 
 
-def test_snippets_of_the_hostile_corpus_show_no_hidden_character(tmp_path: Path) -> None:
+def _hostile_words(case: Case, tmp_path: Path) -> list[tuple[str, str, str]]:
+    """(entry id, record text, word) for the first and last word of every record of a
+    hostile file; none for a file the loader refuses (named), which has nothing to search."""
+    from piexport.errors import PiexportError
+
+    path = tmp_path / f"{case.name}.jsonl"
+    path.write_bytes(case.data)
+    try:
+        session = load_session(path)
+    except PiexportError:
+        return []
+    out = []
+    for record in session_records(session):
+        words = terms(record.text)
+        for word in {words[0], words[-1]} if words else set():
+            out.append((record.entry_id, record.text, word))
+    return out
+
+
+@pytest.mark.parametrize("case", [c for c in cases() if not c.unusable], ids=lambda c: c.name)
+def test_snippets_of_the_hostile_corpus_show_no_hidden_character(
+    case: Case, tmp_path: Path
+) -> None:
     """Every record of every hostile file, searched for its first and last word: a snippet,
     and nothing in it a reader cannot see (an emoji's own variation selector aside)."""
-    from piexport.errors import PiexportError
     from piexport.page.textsafe import HIDDEN, SELECTORS
 
-    from tests.support.hostile_corpus import cases
+    for entry_id, text, word in _hostile_words(case, tmp_path):
+        line = snippet_line(text, parse(word), 200, lambda s: s)
+        left = {c for c in line if c in HIDDEN and c not in SELECTORS and c != "\r"}
+        assert not left, (case.name, entry_id, line)
 
-    seen = 0
-    for case in cases():
-        if case.unusable:
-            continue
-        path = tmp_path / f"{case.name}.jsonl"
-        path.write_bytes(case.data)
-        try:
-            session = load_session(path)
-        except PiexportError:  # a file the loader refuses (named) has nothing to search
-            continue
-        for record in session_records(session):
-            words = terms(record.text)
-            for word in {words[0], words[-1]} if words else set():
-                line = snippet_line(record.text, parse(word), 200, lambda s: s)
-                left = {c for c in line if c in HIDDEN and c not in SELECTORS and c != "\r"}
-                assert not left, (case.name, record.entry_id, line)
-                seen += 1
-    assert seen > 50
+
+def test_the_hostile_corpus_gives_the_snippet_test_words_to_search(tmp_path: Path) -> None:
+    words = [w for c in cases() if not c.unusable for w in _hostile_words(c, tmp_path)]
+    assert len(words) > 50
 
 
 def test_a_site_is_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,13 @@ PAYLOADS = [
     "<object data=javascript:alert(1)>",
     "<embed src=javascript:alert(1)>",
 ]
+
+
+PAYLOAD_IDS = [
+    f"{i:02d}-" + re.sub(r"[^a-z0-9]+", "-", p.lower()).strip("-")[:40]
+    for i, p in enumerate(PAYLOADS)
+]
+"""A test id per payload (``02-img-src-x-onerror-alert-1``): a failure names its payload."""
 
 
 def hostile_session(payload: str) -> tuple[list[Any], int]:
