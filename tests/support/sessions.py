@@ -64,6 +64,13 @@ def to_lines(records: Iterable[Any]) -> bytes:
     return bytes(out)
 
 
+def records(name: str) -> list[dict[str, Any]]:
+    """The entries of the session file ``tests/data/<name>.jsonl``, its header left out:
+    new dicts at each call, for a test to change or write out with its own header."""
+    lines = (DATA / f"{name}.jsonl").read_bytes().splitlines()
+    return [r for r in map(orjson.loads, filter(bytes.strip, lines)) if r["type"] != "session"]
+
+
 def sample_files() -> list[Path]:
     return sorted(SAMPLES.rglob("*.jsonl"))
 
