@@ -7,7 +7,7 @@ Each input is a run of one shape (blanks, tabs, newlines, quotes, brackets, a ke
 blanks, ...) at two sizes; a lexer whose time grows faster than the size ratio to the power
 1.5 (and takes more than 50 ms at the larger size) is reported, as is one the limit stops.
 piexport colours every block under a hard limit (piexport/deadline.py), so none of these can
-hang a page; this script finds shapes for tests/hostile_slow.py.
+hang a page; this script finds shapes for tests/support/hostile_slow.py.
 """
 
 from __future__ import annotations

@@ -36,8 +36,8 @@ archive (first site build, no-change rebuild, ``--force`` rebuild with a warm co
 adds ``render --redact``. To measure another version of piexport with the same script, put
 its checkout first: PYTHONPATH=/path/to/checkout.
 
-With --hostile, every file of the test suite's hostile corpora (tests/hostile_corpus.py for
-malformed files, tests/hostile_slow.py for time and memory) is exported too, and the seconds
+With --hostile, every file of the test suite's hostile corpora (tests/support/hostile_corpus.py for
+malformed files, tests/support/hostile_slow.py for time and memory) is exported too, and the seconds
 per MB of input of each, and of the slowest, are printed: the cost of a page must stay linear.
 
 piexport's modules are byte-compiled first (``compileall``), as pip does when it installs a
@@ -412,7 +412,7 @@ def hostile(out_dir: Path) -> None:
     """Export each hostile file; print its time per MB and the slowest (a page's cost must
     grow linearly with its input: a superlinear path shows up as a large s/MB)."""
     sys.path.insert(0, str(HERE.parent))
-    from tests import hostile_corpus, hostile_slow
+    from tests.support import hostile_corpus, hostile_slow
 
     files = [(c.name, c.data) for c in hostile_corpus.cases() if not c.unusable]
     files += [(c.name, c.make()) for c in hostile_slow.cases()]

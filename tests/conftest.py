@@ -1,65 +1,18 @@
-"""Shared fixtures: write small session files, run the CLI."""
+"""Shared fixtures (write small session files, run the CLI) and the run's own hooks: the
+browser tests in one xdist worker, the security figures, no worker process left behind.
+Helpers live in tests/support/."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 from click.testing import CliRunner
 
-REPO = Path(__file__).resolve().parent.parent
-SAMPLES = REPO / "sample_sessions"
-DATA = Path(__file__).resolve().parent / "data"
-
-HEADER = {
-    "type": "session",
-    "version": 3,
-    "id": "0195a000-0000-7000-8000-000000000001",
-    "timestamp": "2025-01-01T10:00:00.000Z",
-    "cwd": "/home/alice/src/demo",
-}
-
-MakeSession = Callable[..., Path]
-
-
-def ts(second: int) -> str:
-    """An ISO timestamp ``second`` seconds after the header's."""
-    minutes, secs = divmod(second, 60)
-    return f"2025-01-01T10:{minutes:02d}:{secs:02d}.000Z"
-
-
-def msg(
-    eid: str, parent: str | None, role: str, content: Any, second: int, **extra: Any
-) -> dict[str, Any]:
-    message = {"role": role, "content": content, **extra}
-    return {
-        "type": "message",
-        "id": eid,
-        "parentId": parent,
-        "timestamp": ts(second),
-        "message": message,
-    }
-
-
-def tool_result(
-    eid: str, parent: str, text: str, second: int, call_id: str, tool: str
-) -> dict[str, Any]:
-    """A successful toolResult entry with one text block."""
-    content = [{"type": "text", "text": text}]
-    return msg(
-        eid, parent, "toolResult", content, second, toolCallId=call_id, toolName=tool, isError=False
-    )
-
-
-def to_lines(records: Iterable[Any]) -> bytes:
-    out = bytearray()
-    for r in records:
-        out += r if isinstance(r, bytes) else orjson.dumps(r)
-        out += b"\n"
-    return bytes(out)
+from tests.support import stats
+from tests.support.sessions import HEADER, MakeSession, to_lines
 
 
 @pytest.fixture
@@ -84,15 +37,32 @@ def runner() -> CliRunner:
     return CliRunner()
 
 
-def sample_files() -> list[Path]:
-    return sorted(SAMPLES.rglob("*.jsonl"))
+@pytest.hookimpl(optionalhook=True, tryfirst=True)  # an xdist hook, in the controller
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist load`` (pyproject.toml's addopts) with the browser tests kept together on
+    one worker (tests/support/scheduling.py); any other ``--dist`` is xdist's own."""
+    if config.getvalue("dist") != "load":
+        return None
+    from tests.support.scheduling import BrowserTestsTogether
+
+    return BrowserTestsTogether(config, log)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands its security figures to the controller, which prints them."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["security_figures"] = stats.figures()
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: the controller, as a worker finishes
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    stats.add(getattr(node, "workeroutput", {}).get("security_figures", {}))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """One line with the harness's figures (docs/threats.md#what-the-suite-measures), if it ran."""
-    from .browser.test_security import STATS
-    from .test_corpus import CORPUS_STATS
-
+    """One line with the security harness's figures (docs/threats.md#what-the-suite-measures), if it ran."""
+    STATS, CORPUS_STATS = stats.STATS, stats.CORPUS_STATS
     if CORPUS_STATS["files"] or STATS["pages"]:
         terminalreporter.write_line(
             f"security: {STATS['placements']} payload placements tried on {STATS['pages']} page "

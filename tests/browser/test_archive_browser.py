@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from piexport.site.build import build_site
 
-from ..conftest import HEADER, SAMPLES, msg
+from tests.support.sessions import HEADER, SAMPLES, msg
 
 LONG_CWD = "/Users/lynch/.openclaw/workspace-with-a-very-long-name-that-runs-past-a-phone/src/app"
 

@@ -9,9 +9,9 @@ from playwright.sync_api import Browser, expect
 
 from piexport.export.pipeline import export_session
 
-from ..branch_trees import fork_tree
-from ..conftest import HEADER, to_lines
-from .test_viewer import Watch, wait_true
+from tests.support.branch_trees import fork_tree
+from tests.support.browser import Watch, wait_true
+from tests.support.sessions import HEADER, to_lines
 
 pytestmark = pytest.mark.browser
 

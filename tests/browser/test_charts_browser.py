@@ -10,7 +10,7 @@ from playwright.sync_api import Browser, expect
 
 from piexport.export.pipeline import RenderOptions, export_session
 
-from ..conftest import SAMPLES
+from tests.support.sessions import SAMPLES
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,6 @@ waiting part built, so the text behind folds is measured too (``contrast.py``).
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 from collections.abc import Iterator
@@ -20,22 +19,13 @@ from playwright.sync_api import Browser, Page, expect
 
 from piexport.site.build import build_site
 
-from ..conftest import DATA, REPO, SAMPLES
-from .contrast import LOW_CONTRAST
-from .test_viewer import HAS_JS, Watch
+from tests.support.browser import HAS_JS, Watch
+from tests.support.contrast import LOW_CONTRAST
+from tests.support.sessions import DATA, SAMPLES, bench_session
 
 pytestmark = pytest.mark.browser
 DARK = re.compile(r"\bdark\b")
 LIGHT = re.compile(r"^(?!.*\bdark\b)")
-
-
-def bench_session(entries: int) -> bytes:
-    spec = importlib.util.spec_from_file_location("make_sessions", REPO / "bench/make_sessions.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    data: bytes = module.make_session(entries, seed=11, cwd="/home/bench/shop")
-    return data
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ from playwright.sync_api import Browser, expect
 from piexport import load_session
 from piexport.export.pipeline import export_session
 
-from ..conftest import DATA
-from .test_viewer import MODES, Watch
+from tests.support.browser import MODES, Watch
+from tests.support.sessions import DATA
 
 pytestmark = pytest.mark.browser
 

@@ -12,9 +12,8 @@ from playwright.sync_api import Browser, Page, expect
 from piexport.export.pipeline import export_session
 from piexport.site.build import build_site
 
-from ..conftest import HEADER, msg, sample_files, to_lines, tool_result
-from .test_contrast import bench_session
-from .test_viewer import HAS_JS, MODES, Watch, wait_true
+from tests.support.browser import HAS_JS, MODES, Watch, wait_true
+from tests.support.sessions import HEADER, bench_session, msg, sample_files, to_lines, tool_result
 
 pytestmark = pytest.mark.browser
 

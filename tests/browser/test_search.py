@@ -17,9 +17,9 @@ from piexport.search.local import run_search
 from piexport.search.query import parse
 from piexport.site.build import build_site
 
-from ..conftest import HEADER, REPO, msg, to_lines
-from ..test_search import numbered_lines
-from .test_security import PAYLOADS, hostile_session, probe, strip_csp, write_session
+from tests.support.browser import probe, strip_csp
+from tests.support.payloads import PAYLOADS, hostile_session, write_session
+from tests.support.sessions import HEADER, REPO, msg, numbered_lines, to_lines
 
 pytestmark = pytest.mark.browser
 SAMPLES = REPO / "sample_sessions"

@@ -16,10 +16,10 @@ from playwright.sync_api import Browser, Page, expect
 
 from piexport.site.build import build_site
 
-from ..hostile_search import DAMAGE, QUERIES, big_record_session, damaged_copy
+from tests.support.hostile_search import DAMAGE, QUERIES, big_record_session, damaged_copy
+from tests.support.sessions import SAMPLES
 
 pytestmark = pytest.mark.browser
-SAMPLES = Path(__file__).resolve().parent.parent.parent / "sample_sessions"
 FROZEN_MS = 2000
 """The longest the tab may go without running a timer here. A link should never freeze it
 for a second, and on a quiet machine none of these does for more than a few hundred

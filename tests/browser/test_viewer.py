@@ -7,54 +7,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from piexport import load_session
 from piexport.export.pipeline import RenderOptions, export_session
 from piexport.page.view import dom_id
 from piexport.site.build import build_site
 
-from ..conftest import SAMPLES, sample_files
+from tests.support.browser import HAS_JS, MODES, Watch, wait_true
+from tests.support.sessions import SAMPLES, sample_files
 
 pytestmark = pytest.mark.browser
-
-
-class Watch:
-    """Counts what must stay zero: console errors, page errors, dialogs, requests off the page."""
-
-    def __init__(self, page: Page) -> None:
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        self.dialogs: list[str] = []
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
-
-        def route(r):  # type: ignore[no-untyped-def]
-            url = r.request.url
-            if url.startswith(("file:", "data:")):
-                r.continue_()
-            else:
-                self.requests.append(url)
-                r.abort()
-
-        page.route("**/*", route)
-
-    def assert_clean(self) -> None:
-        assert self.errors == [] and self.requests == [] and self.dialogs == []
-
-
-LAZY = RenderOptions(live_chars=0, chunk_chars=2_000, nav_rows=0, group_entries=2)
-"""A big session's page on a small one: every part of the transcript and the tree wait as
-<noscript> source until needed, so each behaviour is checked on both kinds of page."""
-MODES = {"whole": RenderOptions(), "lazy": LAZY}
-HAS_JS = re.compile(r"\bhas-js\b")
-
-
-def wait_true(page: Page, expression: str, arg: object = None) -> None:
-    """Wait (up to Playwright's timeout) until a script expression is true: for states that
-    have no locator (every fold open, the page scrolled)."""
-    page.wait_for_function(expression, arg=arg)
 
 
 @pytest.fixture(scope="module", params=list(MODES))

@@ -37,7 +37,7 @@ def seed(corpus: Path) -> None:
     if any(corpus.iterdir()):
         return
     sys.path.insert(0, str(HERE.parent.parent))
-    from tests.hostile_corpus import cases
+    from tests.support.hostile_corpus import cases
 
     for case in cases():
         if len(case.data) < 100_000:

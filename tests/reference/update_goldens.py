@@ -7,7 +7,7 @@ Runs pi_context.mjs (Node 20+) on a temporary copy of every session under sample
 and tests/data/, and writes one golden per session,
 tests/reference/contexts/<relative path with "/" as "__">.json:
 {file, loaded, defaultLeaf, leaves: [{id, context}, ...]}, leaves in file order, JSON with
-sorted keys. tests/test_reference.py checks `piexport context` against them without Node.
+sorted keys. tests/reference/test_reference.py checks `piexport context` against them without Node.
 
 A session is left out, with the reason printed, when pi cannot read it the way piexport does:
 no header, malformed lines (pi drops them silently), entries without ids, duplicate ids or a

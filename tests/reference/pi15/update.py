@@ -16,7 +16,7 @@ reference.mjs (Node >= 22.19) computes, for copies of them, pi's context, the so
 each context message and the prompt and tools in force, for the default leaf and every leaf, and
 the session totals of pi's /session. One golden per session file:
 tests/reference/pi15/expected/<project folder>__<file name>.json, JSON with sorted keys.
-tests/test_pi15.py checks piexport against them without Node. Standard library only.
+tests/reference/test_pi15.py checks piexport against them without Node. Standard library only.
 """
 
 from __future__ import annotations

@@ -1,0 +1,132 @@
+"""The shared Chromium (Debian's, driven by Playwright, with no network of its own) and
+what the browser tests do with a page. The one support module that imports Playwright."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from piexport.export.pipeline import RenderOptions
+
+# Every expect() waits for its state; on a busy 2-core CI machine a page's script can take
+# longer than Playwright's 5 s default to reach it. Waiting longer never passes a wrong state.
+expect.set_options(timeout=20_000)
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            "Debian chromium is missing: apt-get install -y chromium (the README's test command does it)"
+        )
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+class Watch:
+    """Counts what must stay zero: console errors, page errors, dialogs, requests off the page."""
+
+    def __init__(self, page: Page) -> None:
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+
+        def route(r):  # type: ignore[no-untyped-def]
+            url = r.request.url
+            if url.startswith(("file:", "data:")):
+                r.continue_()
+            else:
+                self.requests.append(url)
+                r.abort()
+
+        page.route("**/*", route)
+
+    def assert_clean(self) -> None:
+        assert self.errors == [] and self.requests == [] and self.dialogs == []
+
+
+LAZY = RenderOptions(live_chars=0, chunk_chars=2_000, nav_rows=0, group_entries=2)
+"""A big session's page on a small one: every part of the transcript and the tree wait as
+<noscript> source until needed, so each behaviour is checked on both kinds of page."""
+MODES = {"whole": RenderOptions(), "lazy": LAZY}
+HAS_JS = re.compile(r"\bhas-js\b")
+
+
+def wait_true(page: Page, expression: str, arg: object = None) -> None:
+    """Wait (up to Playwright's timeout) until a script expression is true: for states that
+    have no locator (every fold open, the page scrolled)."""
+    page.wait_for_function(expression, arg=arg)
+
+
+def poke_everything(page: Page) -> None:
+    """Open every fold and hover/focus every element a payload could hang a handler on, then
+    give the page a moment: whatever a payload would run, runs now."""
+    page.evaluate(
+        """() => {
+            document.querySelectorAll('details').forEach(d => { d.open = true; });
+            for (const el of document.querySelectorAll('a, span, code, img, input')) {
+                for (const type of ['mouseover', 'mouseenter', 'focus']) {
+                    el.dispatchEvent(new MouseEvent(type, {bubbles: true}));
+                }
+            }
+        }"""
+    )
+    page.wait_for_timeout(50)
+
+
+def probe(page: Page, url: str, look: Callable[[Page], None] | None = None) -> dict[str, int]:
+    """Open, poke everything, and count what must stay zero; ``look`` sees the page as
+    it opened, before anything is clicked."""
+    dialogs: list[str] = []
+    requests: list[str] = []
+    errors: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    def route(r: Any) -> None:
+        if r.request.url.startswith(("file:", "data:")):
+            r.continue_()
+        else:
+            requests.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(url)
+    if look is not None:
+        look(page)
+    # build every part of a big page that waits as <noscript> source (print does that)
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    for button in page.locator("button").all()[:10]:
+        if button.is_visible():
+            button.click()
+    poke_everything(page)
+    flags = page.evaluate("Object.keys(window).filter(k => k.startsWith('__xss')).length")
+    final_url = page.url
+    return {
+        "executed": len(dialogs) + flags + len(errors),
+        "requests": len(requests) + (0 if final_url.startswith("file:") else 1),
+    }
+
+
+def strip_csp(html: str) -> str:
+    return re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html, count=1)
