@@ -133,7 +133,9 @@ _BUILTIN = (
         "aws-secret-key",
         r"(?i:aws)[\w.-]{0,20}?(?i:secret|sk)[\w.-]{0,20}(?:\\{0,7}[\"'])?[ \t]{0,3}[:=]{1,2}>?"
         r"[ \t]{0,3}(?:\\{0,7}[\"'])?"
-        r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9+])",
+        # named as an AWS secret: a value cut short (a label, a preview) is still most of
+        # one, and one longer than 40 is not a shorter key
+        r"(?P<secret>[A-Za-z0-9/+]{16,128})(?![A-Za-z0-9+])",
         "aws",
     ),
     _RuleSource(
