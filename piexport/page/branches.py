@@ -63,6 +63,15 @@ class _Pool:
         self.items: list[Any] = []
         self._index: dict[str, int] = {}
         self._made: dict[int, tuple[Any, int]] = {}
+        self._words: dict[str, str] = {}
+
+    def words(self, v: SessionView, text: str) -> str:
+        """A turn's text as its card shows it, made once: a turn after a fork is in the
+        sides of every pair with a leaf under it (most of a branchy page's panel time)."""
+        shown = self._words.get(text)
+        if shown is None:
+            shown = self._words[text] = _t(v.session.derive(plain_words(text)))
+        return shown
 
     def add(self, value: Any) -> int:
         key = dumps(value, indent=False)
@@ -98,8 +107,8 @@ def _side(v: SessionView, side: Side, line: str, pool: _Pool) -> dict[str, Any]:
             pool.add(
                 [
                     v.dom_of(t.entry),
-                    None if t.user is None else _t(v.session.derive(plain_words(t.user))),
-                    _t(v.session.derive(plain_words(t.answer))),
+                    None if t.user is None else pool.words(v, t.user),
+                    pool.words(v, t.answer),
                     t.tool_calls,
                     t.tool_errors,
                     _t(t.stop) if t.stop else None,
