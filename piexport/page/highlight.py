@@ -30,6 +30,7 @@ from ..deadline import bounded, can_stop
 from ..text.cut import shorten
 from ..text.textsafe import reveal_controls
 from . import colourcache
+from .lexing import faster
 
 MAX_HIGHLIGHT = 200_000
 """Blocks larger than this (characters) are not highlighted."""
@@ -75,14 +76,14 @@ def lexer_by_name(name: str) -> Lexer | None:
     if not name or len(name) > 40:
         return None
     found = lexer_class_by_name(name.lower())
-    return found(stripnl=False, ensurenl=False) if found is not None else None
+    return faster(found(stripnl=False, ensurenl=False)) if found is not None else None
 
 
 @lru_cache(maxsize=2048)
 def lexer_for_path(path: str) -> Lexer | None:
     name = path.replace("\\", "/").rsplit("/", 1)[-1][:200]
     found = lexer_class_for_filename(name)
-    return found(stripnl=False, ensurenl=False) if found is not None else None
+    return faster(found(stripnl=False, ensurenl=False)) if found is not None else None
 
 
 # Pygments' own lookups (get_lexer_by_name, get_lexer_for_filename) walk all of its ~600
