@@ -30,6 +30,7 @@ from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
 from ..version import __version__
+from ..workers import SteadyDepth
 from .gated import shown, text_gate
 from .gather import Choice, gather, parse_date
 from .indexes import write_indexes
@@ -361,16 +362,24 @@ def _render(
 def _run(todo: list[_Job], jobs: int | None) -> Iterator[_Rendered]:
     workers = jobs or os.cpu_count() or 1
     if workers <= 1 or len(todo) <= 1:
-        return (_render_one(job) for job in todo)
+        return (_render_steadily(job) for job in todo)
     pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)))
     # pages are already rendered side by side: one process each
     one_each = [replace(job, options=replace(job.options, workers=1)) for job in todo]
 
     def results() -> Iterator[_Rendered]:
         with pool:
-            yield from pool.map(_render_one, one_each, chunksize=1)
+            yield from pool.map(_render_steadily, one_each, chunksize=1)
 
     return results()
+
+
+_steady = SteadyDepth()
+"""This process's depth for pages (each worker has its own copy)."""
+
+
+def _render_steadily(job: _Job) -> _Rendered:
+    return _steady.run(_render_one, job)
 
 
 def _render_one(job: _Job) -> _Rendered:
