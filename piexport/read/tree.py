@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 from typing import Any
 
 from .jsonutil import dumps
@@ -36,6 +37,13 @@ def timestamp_ms(value: Any) -> int | None:
         return int(value) if math.isfinite(value) and abs(value) <= 8.64e15 else None
     if not isinstance(value, str):
         return None
+    return _iso_ms(value)
+
+
+@lru_cache(maxsize=1 << 16)
+def _iso_ms(value: str) -> int | None:
+    """An ISO time's milliseconds (one parse per distinct text: a branchy page adds up the
+    figures of each branch's own part, and so reads the same entries' times many times)."""
     m = _ISO.fullmatch(value.strip())
     if not m:
         return None
