@@ -218,6 +218,8 @@ def group_projects(
 ) -> dict[str, JSON]:
     """Project index variables: sessions of each project, newest activity first."""
     pages_by_file = {Path(s.rel).name: s.page for s in sessions}
+    records = list(records)
+    titles = {rec.page: rec.summary.get("title") for rec in records}
     projects: dict[str, JSON] = {}
     for rec in records:
         key = rec.page.split("/", 1)[0]
@@ -250,7 +252,11 @@ def group_projects(
             "warnings": len(rec.diagnostics),
             "parentHref": relative(rec.page, parent_page) if parent_page else None,
             "forks": [
-                {"file": fork.name, "href": relative(rec.page, fork.page)}
+                {
+                    "file": fork.name,
+                    "title": titles.get(fork.page) or fork.name,
+                    "href": relative(rec.page, fork.page),
+                }
                 for fork in forks.get(rec.page, [])
             ],
         }

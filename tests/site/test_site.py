@@ -54,6 +54,9 @@ def test_site_from_samples_has_every_page_and_links_resolve(archive: Path, tmp_p
     shop = out / project_key("/home/alice/src/shop", "")
     index = (shop / "index.html").read_text()
     assert "forked from" in index and "forks:" in index
+    # a fork is named by its title (its file name on hover), as the session list names it
+    fork = BeautifulSoup(index, "html.parser").select_one('div.sub a[title$=".jsonl"]')
+    assert fork is not None and fork.get_text() == "Cart badge stays red after a valid coupon"
 
 
 def test_second_run_renders_nothing_and_touch_rerenders_one(archive: Path, tmp_path: Path) -> None:
