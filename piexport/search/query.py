@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 
+from ..text.fold import fold, fold_map
 from ..text.textsafe import HIDDEN, SELECTORS, plain_controls, selector_is_shown
-from .tokens import MAX_WORD, fold, fold_map, folded_terms, run_terms, runs
+from .tokens import MAX_WORD, folded_terms, run_terms, runs
 
 FILTERS = ("project", "model", "role", "tool", "label", "after", "before", "is")
 MAX_QUERY_CHARS = 1000
