@@ -1,4 +1,5 @@
-// ---- in-page search: Enter jumps to the next entry holding the text, on any branch
+// ---- in-page search: Enter jumps to the next entry holding the text, on any branch; folded
+// as the archive's search folds it (case and accents: cafe finds Café, café finds CAFE)
 var search = document.getElementById("search");
 var count = document.getElementById("search-count");
 var hits = [], at = -1, last = "";
@@ -8,7 +9,7 @@ if (search && main) {
     if (ev.key === "Escape") { search.value = ""; search.blur(); }
     if (ev.key !== "Enter") return;
     ev.preventDefault();
-    var q = search.value.trim().toLowerCase();
+    var typed = search.value.trim(), q = fold(typed);
     if (q !== last) {
       for (var i = 0; i < hits.length; i++) hits[i].classList.remove("hit");
       hits = [];
@@ -18,7 +19,7 @@ if (search && main) {
         findInParts(q);
         var all = main.querySelectorAll("article.entry, .inline-marker");
         for (var j = 0; j < all.length; j++) {
-          if (all[j].textContent.toLowerCase().indexOf(q) >= 0) {
+          if (fold(all[j].textContent).indexOf(q) >= 0) {
             hits.push(all[j]);
             all[j].classList.add("hit");
           }
@@ -32,12 +33,12 @@ if (search && main) {
     openAncestors(hits[at]);
     unfilter(hits[at]);
     clearLanding();
-    land(hits[at], markWords(hits[at], [q], true));
+    land(hits[at], markWords(hits[at], [typed], true));
     count.textContent = (at + 1) + " / " + hits.length;
   });
 }
 
-// Build the waiting parts whose text holds q (their source with the tags taken out).
+// Build the waiting parts whose text holds q, folded (their source with the tags taken out).
 function findInParts(q) {
   var ps = pendingParts();
   for (var i = 0; i < ps.length; i++) {
@@ -45,7 +46,8 @@ function findInParts(q) {
     var text = ns.__plain;
     if (text === undefined) {
       text = ns.textContent.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
-        .replace(/&quot;|&#34;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&").toLowerCase();
+        .replace(/&quot;|&#34;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+      text = fold(text);
       ns.__plain = text;
     }
     if (text.indexOf(q) >= 0) materialize(ps[i]);

@@ -28,7 +28,8 @@ function markWords(entry, words, anywhere) {
     var lo = 0, hi = starts.length - 1;
     while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (starts[mid] <= pos - (end ? 1 : 0)) lo = mid; else hi = mid - 1; }
     var local = pos - starts[lo], map = maps[lo];
-    if (end) return [nodes[lo], map ? map[local - 1] + 1 : local];
+    // an end takes in what folded to nothing after it (a combining accent, with its letter)
+    if (end) return [nodes[lo], map ? Math.max(map[local - 1] + 1, map[local]) : local];
     return [nodes[lo], map ? map[local] : local];
   }
   var ranges = [];

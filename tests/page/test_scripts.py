@@ -207,3 +207,4 @@ def test_one_el_and_one_fold_in_every_script() -> None:
             assert js.count("function el(") == 1, kind
             assert js.count("function foldChar(") == ("fold" in page_parts(kind, live)), kind
             assert "function folded(" not in js
+    assert "toLowerCase" not in read_static("js/find.js")  # it folds, as search does
