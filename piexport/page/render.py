@@ -8,7 +8,7 @@ this module hashes.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
@@ -46,6 +46,7 @@ from .highlight import HighlightBudget, page_budget, style_css
 from .markdown import render_markdown
 from .parallel import MIN_GROUPS, PageBudgets, render_groups
 from .prefetch import prefetch
+from .scripts import TEMPLATES, page_script
 from .view import SessionView, build_view, dom_id, dom_ids, header_fields, other_fields
 
 MAX_PAGE_TEXT_CHARS = 200_000_000
@@ -303,16 +304,14 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
 
 
 @cache
-def _assets() -> tuple[str, str]:
-    css = read_static("viewer.css") + "\n" + style_css()
-    js = read_static("viewer.js")
-    return css, js
+def _css() -> str:
+    return read_static("viewer.css") + "\n" + style_css()
 
 
 def _page_parts(
     template: str, live: bool = False, nav: SiteNav | None = None, **variables: Any
 ) -> Iterator[str]:
-    css, js = _assets()
+    css, js = _css(), page_script(TEMPLATES[template], live)
     # One Trusted Types policy, "piexport", exists: the script uses it only to build the
     # inert parts of a big transcript from the page's own <noscript> source (and, on a
     # served page, the same page fetched again from its own origin).
@@ -792,15 +791,17 @@ def render_all_sessions(
     )
 
 
-def render_search_page(fields: Sequence[str], nav: SiteNav | None = None) -> str:
+def render_search_page(
+    fields: Sequence[str], search: Mapping[str, Any], nav: SiteNav | None = None
+) -> str:
     """``search.html``: the page's own script (the theme toggle and the search) is inline and
     hashed; the index files it loads are classic scripts from the site's own folder
-    (``'self'``), which file:// allows where fetch, modules and WebAssembly are blocked."""
+    (``'self'``), which file:// allows where fetch, modules and WebAssembly are blocked.
+    ``search``: the limits its script applies, from ``search.script.script_constants()``."""
     from ..version import INDEX_VERSION
 
     page_derive.set(PLAIN)
-    css, viewer = _assets()
-    js = viewer + "\n" + read_static("search.js")
+    css, js = _css(), page_script("search", extra=search)
     csp = (
         f"default-src 'none'; script-src {csp_hash(js)} 'self'; style-src {csp_hash(css)}; "
         "img-src data:; base-uri 'none'; form-action 'none'; "

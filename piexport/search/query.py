@@ -1,6 +1,6 @@
 """The query language, and the matcher ``piexport search`` runs over records.
 
-``static/search.js`` parses and matches the same way; tests run both on one archive.
+``static/js/search.js`` parses and matches the same way; tests run both on one archive.
 
 - words: every word must match (case- and accent-insensitive); the last word also matches
   as a prefix unless the query ends in a space. When no entry has every word, entries with
@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 
+from ..text.fold import fold, fold_map
 from ..text.textsafe import HIDDEN, SELECTORS, plain_controls, selector_is_shown
-from .tokens import MAX_WORD, fold, fold_map, folded_terms, run_terms, runs
+from .tokens import MAX_WORD, folded_terms, run_terms, runs
 
 FILTERS = ("project", "model", "role", "tool", "label", "after", "before", "is")
 MAX_QUERY_CHARS = 1000
@@ -351,8 +352,10 @@ def group(hits: Iterable[Hit]) -> list[list[Hit]]:
     return out
 
 
-SPAN_CAP = 201
-"""Matches of one word looked at per text: a window of 200 characters holds no more."""
+SNIPPET_WIDTH = 200
+"""Characters of text a result's snippet shows around its first match."""
+SPAN_CAP = SNIPPET_WIDTH + 1
+"""Matches of one word looked at per text: a snippet's window holds no more."""
 
 
 def _spans(text: str, q: Query) -> list[tuple[int, int]]:
@@ -393,7 +396,7 @@ def _hidden(text: str, i: int) -> bool:
     return ch not in SELECTORS or not selector_is_shown(text, i)
 
 
-def snippet(text: str, q: Query, width: int = 200) -> list[tuple[str, str]]:
+def snippet(text: str, q: Query, width: int = SNIPPET_WIDTH) -> list[tuple[str, str]]:
     """A window of ``text`` around the first match as (kind, text) pieces: ``""`` plain,
     ``"match"`` a matched word, ``"hidden"`` the mark of an invisible, bidi or control
     character (``⟪U+202E⟫``, ``\\x1b``); "… " before and " …" after where text was cut."""

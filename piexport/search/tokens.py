@@ -1,10 +1,11 @@
 """Words as search sees them: case- and accent-insensitive, CJK as character bigrams.
 
-``static/search.js`` implements exactly these rules (``fold`` and ``tokens``); a browser test
-compares the two on the hostile corpus, so change both or neither.
+``static/js/search.js`` implements exactly these rules (``fold`` and ``tokens``); a browser
+test compares the two on the hostile corpus, so change both or neither.
 
 - fold, one character at a time (so positions map back to the text for snippets): NFKD,
-  drop combining marks, lower case, NFC (so a Hangul syllable comes back whole).
+  drop combining marks, lower case, NFC (so a Hangul syllable comes back whole); how is
+  ``text/fold.py``'s, shared with the session pages.
 - words: runs of letters and digits; everything else separates (``coupon_rounding`` is two
   words, ``terraform apply`` two, ``v1.2`` two).
 - scripts written without spaces (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar): every pair
@@ -15,56 +16,14 @@ compares the two on the hostile corpus, so change both or neither.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Container, Iterator, Mapping, Sequence
+
+from ..text.fold import NOSPACE, fold
 
 MAX_WORD = 40
 
-# the same ranges as NOSPACE in static/search.js
-_NOSPACE = (
-    "\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f"
-    "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-    "\U00020000-\U0003134f"
-)
-_RUN = re.compile(rf"[{_NOSPACE}]+|[^\W_{_NOSPACE}]+")
-_NOSPACE_RUN = re.compile(rf"[{_NOSPACE}]")
-
-
-def fold_char(ch: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", ch)
-    kept = "".join(c for c in decomposed if not unicodedata.category(c).startswith("M"))
-    return unicodedata.normalize("NFC", kept.lower())
-
-
-class _Folds(dict[int, str]):
-    """A ``str.translate`` table that fills itself in as characters are met."""
-
-    def __missing__(self, code: int) -> str:
-        folded = self[code] = fold_char(chr(code))
-        return folded
-
-
-_FOLDS = _Folds()
-
-
-def fold(text: str) -> str:
-    """Case and accents folded away, character by character, the way search.js folds."""
-    if text.isascii():
-        return text.lower()
-    return text.translate(_FOLDS)
-
-
-def fold_map(text: str) -> tuple[str, list[int]]:
-    """The folded text, and for each of its characters the index of the one it came from."""
-    if text.isascii():  # one to one (a loop per character costs seconds on a 2 MB text)
-        return text.lower(), list(range(len(text)))
-    out: list[str] = []
-    where: list[int] = []
-    for i, ch in enumerate(text):
-        f = fold_char(ch) if not ch.isascii() else ch.lower()
-        out.append(f)
-        where.extend([i] * len(f))
-    return "".join(out), where
+_RUN = re.compile(rf"[{NOSPACE}]+|[^\W_{NOSPACE}]+")
+_NOSPACE_RUN = re.compile(rf"[{NOSPACE}]")
 
 
 def runs(folded: str) -> Iterator[tuple[str, bool]]:
@@ -111,7 +70,7 @@ def shard_key(term: str, split: Container[str] = ()) -> str:
 def term_shard(term: str, shards: int, split: Container[str] = ()) -> int:
     """Which shard holds a term: by its ``shard_key``, so a prefix finds its shard(s).
 
-    FNV-1a over code points, the same in search.js."""
+    FNV-1a over code points, the same in static/js/search.js."""
     h = 0x811C9DC5
     for ch in shard_key(term, split):
         h ^= ord(ch)

@@ -188,6 +188,7 @@ def _write_search(
     A session whose part cannot be merged is left out of the index and named."""
     from ..page.render import SiteNav, render_search_page
     from ..search.index import IndexedSession, build_index
+    from ..search.script import script_constants
 
     indexed = [f for f in FIELDS if f in fields]
     sessions = [
@@ -207,7 +208,8 @@ def _write_search(
         rel = by_page.get(page, page)
         report.failed.append((rel, f"{rel}: left out of the search index: {why}"))
     nav = SiteNav((("pi sessions", "index.html", None), ("Search", None, None)))
-    write_checked(out / "search.html", render_search_page(indexed, nav), redactor)
+    page = render_search_page(indexed, script_constants(), nav)
+    write_checked(out / "search.html", page, redactor)
 
 
 def group_projects(

@@ -707,14 +707,15 @@ def test_a_deeply_nested_tree_renders_without_recursion(make_session: MakeSessio
 def test_the_page_shell_inlines_our_assets_byte_for_byte() -> None:
     from piexport.page.assets import read_static
     from piexport.page.highlight import style_css
+    from piexport.page.scripts import page_script
 
     html = render(sample_files()[0])
     assert html.startswith("<!doctype html>\n")
     head = html[: html.index("<style>")]
     assert head.index('http-equiv="Content-Security-Policy"') < head.index("<meta charset")
     assert f"<style>{read_static('viewer.css')}\n{style_css()}</style>" in html
-    assert f"<script>{read_static('viewer.js')}</script>" in html
-    js = read_static("viewer.js")
+    assert f"<script>{page_script('session')}</script>" in html
+    js = page_script("session", live=True)  # every part that builds HTML
     for banned in ("outerHTML", "insertAdjacentHTML", "document.write", "eval(", "Function("):
         assert banned not in js, banned
     # one HTML sink: a detached <template> fed the page's own <noscript> source, through the

@@ -383,9 +383,16 @@ def test_gate_sees_text_attributes_and_url_encoded_lines_in_every_slice(
 
 def test_gate_passes_page_furniture() -> None:
     """The page's own CSS/JS, tokens, inline images and hashes do not trip the gate."""
-    from piexport.page.render import _assets
+    from piexport.page.render import _css
+    from piexport.page.scripts import LIVE, PAGES, page_script
+    from piexport.search.script import script_constants
 
-    css, js = _assets()
+    css = _css()
+    js = "".join(
+        page_script(kind, live, script_constants() if kind == "search" else None)
+        for kind in PAGES
+        for live in ((False, True) if kind in LIVE else (False,))
+    )
     png = base64.b64encode(bytes(range(256)) * 50).decode()
     text = (
         css + js + "[REDACTED:github-token:0123abcd] "

@@ -6,7 +6,8 @@
  * textContent only; session text never becomes markup.
  *
  * The rules (fold, tokens, shards, query language, ranking) are piexport/search/*.py's;
- * a browser test runs both on one archive and compares.
+ * a browser test runs both on one archive and compares. Their limits come from Python
+ * (PIEXPORT, written by piexport/search/script.py); folding is the "fold" part's.
  */
 (function () {
   "use strict";
@@ -66,7 +67,7 @@
     for (var i = 0; i < list.length; i++) if (!isInt(list[i], low, high)) return false;
     return true;
   }
-  var KEY = /^[0-9a-f]{16}$/, MAX_SHARDS = 65536, MAX_DOC_BYTES = 32 * 1024 * 1024;
+  var KEY = /^[0-9a-f]{16}$/, MAX_SHARDS = PIEXPORT.maxShards, MAX_DOC_BYTES = PIEXPORT.maxDocBytes;
   function metaProblem(m) {  // index.meta_problem
     if (!m || typeof m !== "object" || Array.isArray(m)) return "it holds no object";
     if (!isInt(m.shards, 1, MAX_SHARDS + 1)) return "it says there are " + m.shards + " term shards";
@@ -103,38 +104,9 @@
   }
 
   // ---- words (tokens.py)
-  var NS = "\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3100-\u312f" +
-    "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\\u{20000}-\\u{3134f}";
+  var NS = NOSPACE_CLASS;
   var NOSPACE_START = new RegExp("^[" + NS + "]", "u");
-  var MAX_WORD = 40;
-  var foldCache = new Map();
-  function foldChar(c) {
-    var f = foldCache.get(c);
-    if (f === undefined) {
-      f = c.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().normalize("NFC");
-      foldCache.set(c, f);
-    }
-    return f;
-  }
-  function fold(s) {
-    if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase();
-    var r = "";
-    for (var ch of s) r += foldChar(ch);
-    return r;
-  }
-  // folded text and, per folded UTF-16 unit, the index of the source unit it came from
-  function foldMap(s) {
-    if (/^[\x00-\x7f]*$/.test(s)) return { text: s.toLowerCase(), where: null };  // 1:1
-    var r = "", where = [], i = 0;
-    for (var ch of s) {
-      var f = ch.charCodeAt(0) < 128 ? ch.toLowerCase() : foldChar(ch);
-      r += f;
-      for (var j = 0; j < f.length; j++) where.push(i);
-      i += ch.length;
-    }
-    where.push(i);
-    return { text: r, where: where };
-  }
+  var MAX_WORD = PIEXPORT.maxWord;
   function runs(folded) {
     var re = new RegExp("[" + NS + "]+|(?:(?![" + NS + "])[\\p{L}\\p{N}])+", "gu");
     var list = [], m;
@@ -167,10 +139,10 @@
   }
 
   // ---- the query language (query.py)
-  var FILTERS = ["project", "model", "role", "tool", "label", "after", "before", "is"];
+  var FILTERS = PIEXPORT.filters;
   // a link is input too: a query is read up to MAX_QUERY_CHARS code points and MAX_ITEMS
   // words, phrases and filters (query.py's), and says what it left out
-  var MAX_QUERY_CHARS = 1000, MAX_ITEMS = 32, MAX_TERMS = 64, SPACE = " \t\n\r\f\v";
+  var MAX_QUERY_CHARS = PIEXPORT.maxQueryChars, MAX_ITEMS = PIEXPORT.maxItems, MAX_TERMS = PIEXPORT.maxTerms, SPACE = PIEXPORT.space;
   function shownValue(value) { var cps = Array.from(value); return cps.length <= 80 ? value : cps.slice(0, 79).join("") + "\u2026"; }
   function codePoints(text, from, to) {  // how many characters (code points) in text[from:to]
     var n = 0;
@@ -593,14 +565,8 @@
   // ---- showing results
   var PAGE = 20, SCREEN = 2, SHOWN_PER_SESSION = 5;
   var current = 0;  // which query is on screen: a newer one stops older ones
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
   // ---- snippets (query.py's snippet/window, textsafe's marks): DOM nodes, never markup
-  var WIDTH = 200, SPAN_CAP = 201;
+  var WIDTH = PIEXPORT.snippetWidth, SPAN_CAP = PIEXPORT.spanCap;
   function codeClass(ranges) {  // "202a-202e 2066" → a character class; from textsafe's tables
     var parts = (ranges || "").split(" ").filter(Boolean).map(function (r) {
       return r.split("-").map(function (h) { return "\\u{" + h + "}"; }).join("-");
