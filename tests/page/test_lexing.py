@@ -50,7 +50,7 @@ def real_code() -> dict[str, str]:
     ).stdout  # fmt: skip
     return {
         "python": read("piexport/page/*.py"),
-        "javascript": read("static/*.js"),
+        "javascript": read("static/**/*.js"),
         "css": read("static/*.css"),
         "html": read("templates/*.j2"),
         "markdown": read("*.md") + read("docs/*.md"),
