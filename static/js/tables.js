@@ -1,12 +1,23 @@
 // ---- index pages: filter and sort each table in place (its filter box names it)
 var tables = document.querySelectorAll("table.sessions");
 var filters = document.querySelectorAll("input[data-filter]");
+// a row's own words: not those of the sessions it links to (a fork's title, marked
+// data-filter-skip), so a filter finds the sessions that are about the words
+function ownText(node) {
+  var out = "";
+  for (var c = node.firstChild; c; c = c.nextSibling) {
+    if (c.nodeType === 3) out += c.data;
+    else if (c.nodeType === 1 && !c.hasAttribute("data-filter-skip")) out += ownText(c);
+  }
+  return out;
+}
 function runFilter(box) {
   var t = document.getElementById(box.getAttribute("data-filter"));
   if (!t) return;
   var q = box.value.toLowerCase(), rows = t.tBodies[0].rows;
   for (var i = 0; i < rows.length; i++) {
-    rows[i].hidden = q !== "" && rows[i].textContent.toLowerCase().indexOf(q) < 0;
+    if (rows[i].__text === undefined) rows[i].__text = ownText(rows[i]).toLowerCase();
+    rows[i].hidden = q !== "" && rows[i].__text.indexOf(q) < 0;
   }
 }
 Array.prototype.forEach.call(filters, function (box) {
