@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
+
 from piexport.workers import SteadyDepth
 
 
@@ -39,9 +41,5 @@ def test_the_depth_cycles_back() -> None:
 def test_run_passes_arguments_and_errors() -> None:
     steady = SteadyDepth()
     assert steady.run(lambda a, b: a + b, 2, 3) == 5
-    try:
+    with pytest.raises(ValueError):  # the task's error reaches the caller
         steady.run(int, "x")
-    except ValueError:
-        pass
-    else:  # pragma: no cover
-        raise AssertionError("the task's error must reach the caller")

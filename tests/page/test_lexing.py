@@ -4,6 +4,7 @@ token, on real code and on generated text, for the lexers sessions use most."""
 from __future__ import annotations
 
 import subprocess
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,7 @@ def both(name: str, text: str) -> tuple[list[object], list[object]]:
     return list(plain.get_tokens_unprocessed(text)), list(fast.get_tokens_unprocessed(text))
 
 
+@cache
 def real_code() -> dict[str, str]:
     """Real files of this repository, and its recent history as a diff."""
 
