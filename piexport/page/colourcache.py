@@ -4,13 +4,17 @@ page is made again whenever its session grows).
 
 The key is a hash of the code, the lexer's name, Pygments' version and :data:`FORMAT`; the
 value is Pygments' HTML for it. A file is used only when it is exactly what Pygments makes of
-that code: ``<span class="…">`` and ``</span>`` around the escaped text and nothing else, and
-that text, unescaped, is the code. A corrupt, foreign or hostile file is therefore never put on
-a page (it is coloured again and replaced). Files are written through ``write_atomic``; the
-folder is kept under :data:`MAX_BYTES`, oldest first.
+that code: ``<span class="…">`` and ``</span>`` around the escaped text and nothing else, each
+class one that Pygments' formatter gives a token type (:data:`TOKEN_CLASSES`, a fixed list: a
+planted file cannot borrow a class of the page's own, one that hides text), and that text,
+unescaped, is the code. A corrupt, foreign or hostile file is therefore never put on a page (it
+is coloured again and replaced). Files are written through ``write_atomic``; the folder is kept
+under :data:`MAX_BYTES`, oldest first.
 
 The folder is ``$PIEXPORT_CACHE_DIR`` or the user's cache folder (platformdirs); setting
-``PIEXPORT_CACHE_DIR`` to ``off`` (or to an empty value) turns the cache off.
+``PIEXPORT_CACHE_DIR`` to ``off`` (or to an empty value) turns the cache off. A folder that
+another user could have filled is neither read, written nor pruned (:func:`usable`): a symlink,
+one owned by someone else, or one that others may write to. That is said once on stderr.
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
+import sys
 import zlib
+from functools import cache
 from pathlib import Path
 
 from ..errors import OutputError
@@ -34,11 +41,13 @@ MAX_BYTES = 256 * 1024 * 1024
 MAX_HTML_BYTES = 40 * 1024 * 1024
 """No coloured block is bigger (highlight.MAX_HIGHLIGHT characters, each a few spans)."""
 MAX_FILE_BYTES = 8 * 1024 * 1024
-_TAG = re.compile(r'<span class="[A-Za-z0-9_ -]{1,40}">|</span>')
+_TAG = re.compile(r'<span class="([A-Za-z0-9_-]{1,40})">|</span>')
 _BAD_ENTITY = re.compile(r"&(?!amp;|lt;|gt;|quot;|#39;)")
 
 _folder: Path | bool | None = False
 """The cache folder once looked up (None: no cache); False: not yet."""
+_checked: dict[Path, bool] = {}
+"""Whether a folder was found safe to use (:func:`usable`), once per process."""
 _written = 0
 """Bytes this process has stored since it last pruned the folder."""
 
@@ -61,6 +70,50 @@ def reset() -> None:
     """Look the folder up again (after the environment changed: tests)."""
     global _folder, _written
     _folder, _written = False, 0
+    _checked.clear()
+
+
+@cache
+def token_classes() -> frozenset[str]:
+    """Every class Pygments' HTML formatter (no prefix) writes for a standard token type."""
+    from pygments.token import STANDARD_TYPES
+
+    return frozenset(name for name in STANDARD_TYPES.values() if name)
+
+
+def unsafe_reason(root: Path) -> str | None:
+    """Why ``root`` (the colour folder) and the folder it sits in may hold files another user
+    planted, or None. A missing folder is safe: it is made private when first written."""
+    if os.name != "posix":
+        return None
+    for path in (root.parent, root):
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return f"{path} cannot be checked ({exc.strerror})"
+        if stat.S_ISLNK(st.st_mode):
+            return f"{path} is a symlink"
+        if not stat.S_ISDIR(st.st_mode):
+            return f"{path} is not a folder"
+        if st.st_uid != os.geteuid():
+            return f"{path} belongs to another user"
+        if st.st_mode & 0o022:
+            return f"{path} can be written by other users"
+    return None
+
+
+def usable(root: Path) -> bool:
+    """Whether ``root`` may be read, written and pruned; the first refusal is said on stderr."""
+    ok = _checked.get(root)
+    if ok is None:
+        reason = unsafe_reason(root)
+        ok = reason is None
+        _checked[root] = ok
+        if reason is not None:
+            print(f"piexport: colour cache not used: {reason}", file=sys.stderr)
+    return ok
 
 
 def _path(root: Path, code: str, lexer_name: str) -> Path:
@@ -77,10 +130,13 @@ def _path(root: Path, code: str, lexer_name: str) -> Path:
 def is_colouring_of(html: str, code: str) -> bool:
     """Whether ``html`` is spans around exactly ``code`` (and maybe a final newline, as
     Pygments adds), escaped as Pygments escapes it."""
-    tags = _TAG.findall(html)
+    tags = [m.group(0) for m in _TAG.finditer(html)]
     opens, closes = tags[0::2], tags[1::2]
     if len(opens) != len(closes) or "</span>" in opens or closes.count("</span>") != len(closes):
         return False  # not open, close, open, close, …
+    allowed = token_classes()
+    if any(name not in allowed for name in _TAG.findall(html) if name):
+        return False  # a class Pygments never writes (one the page uses to hide text)
     text = _TAG.sub("", html)
     if "<" in text or ">" in text or _BAD_ENTITY.search(text):
         return False
@@ -93,7 +149,7 @@ def is_colouring_of(html: str, code: str) -> bool:
 def load(code: str, lexer_name: str) -> str | None:
     """Pygments' HTML for ``code`` from the cache, or None."""
     root = folder()
-    if root is None or len(code) < MIN_CHARS:
+    if root is None or len(code) < MIN_CHARS or not usable(root):
         return None
     try:
         with _path(root, code, lexer_name).open("rb") as f:
@@ -114,7 +170,7 @@ def store(code: str, lexer_name: str, html: str) -> None:
     """Keep Pygments' HTML for ``code``; a folder that cannot be written is no error."""
     global _written
     root = folder()
-    if root is None or len(code) < MIN_CHARS:
+    if root is None or len(code) < MIN_CHARS or not usable(root):
         return
     if not is_colouring_of(html, code):
         return  # Pygments changed the text (CR LF, a byte order mark): it would never load
@@ -133,10 +189,13 @@ def store(code: str, lexer_name: str, html: str) -> None:
 
 def _private(root: Path) -> None:
     """The cache holds what sessions showed (files an agent read): only its owner may look
-    in, as in the session folder itself."""
+    in, as in the session folder itself. What it made is checked again (:func:`usable`)."""
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if os.name == "posix" and root.stat().st_mode & 0o077:
+    if os.name == "posix" and not os.path.islink(root) and root.stat().st_mode & 0o077:
         os.chmod(root, 0o700)
+    _checked.pop(root, None)
+    if not usable(root):
+        raise OSError(f"{root} is not safe to use")
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
@@ -146,7 +205,10 @@ def _write_bytes(path: Path, data: bytes) -> None:
 
 def prune(root: Path, max_bytes: int = MAX_BYTES) -> int:
     """Remove the oldest files until the folder holds at most three quarters of
-    ``max_bytes`` (when it holds more than ``max_bytes``); returns how many went."""
+    ``max_bytes`` (when it holds more than ``max_bytes``); returns how many went. A folder
+    that is not safe to use (:func:`usable`: a symlink, another user's) is left alone."""
+    if not usable(root):
+        return 0
     files: list[tuple[float, int, str]] = []
     total = 0
     with contextlib.suppress(OSError):

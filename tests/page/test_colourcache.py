@@ -176,3 +176,81 @@ def test_only_the_owner_may_read_the_cache(cache: Path) -> None:
     highlight_code(CODE, lexer_for_path("a.py"), HighlightBudget())
     assert _files(cache)
     assert cache.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_planted_class_is_refused_even_around_the_exact_code(cache: Path) -> None:
+    """A file whose text is exactly the code but which wraps part of it in a class Pygments
+    never writes (one the page uses to hide text: ``js-only``) is coloured again."""
+    lexer = lexer_for_path("a.py")
+    good = highlight_code(CODE, lexer, HighlightBudget())
+    (path,) = _files(cache)
+    planted = good.replace('<span class="k">', '<span class="js-only">', 1)
+    assert planted != good and colourcache.is_colouring_of(planted, CODE) is False
+    path.write_bytes(zlib.compress(planted.encode()))
+    highlight._cache.clear()
+    assert highlight_code(CODE, lexer, HighlightBudget()) == good
+    assert zlib.decompress(path.read_bytes()).decode() == good
+
+
+def test_only_the_token_classes_of_pygments_pass() -> None:
+    from pygments.token import STANDARD_TYPES
+
+    classes = colourcache.token_classes()
+    assert classes == {c for c in STANDARD_TYPES.values() if c}
+    for name in classes:
+        assert colourcache.is_colouring_of(f'<span class="{name}">x</span>', "x")
+    page_classes = {"js-only", "preview", "off-choice", "wide-only", "hl", "k nf", "k x"}
+    for name in page_classes:
+        assert not colourcache.is_colouring_of(f'<span class="{name}">x</span>', "x"), name
+
+
+def _planted(root: Path, lexer_name: str) -> Path:
+    """A cache file, under ``root``, that would be read for CODE if ``root`` were trusted."""
+    path = colourcache._path(root, CODE, lexer_name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.mark.parametrize("shape", ["symlink", "others-write", "group-write", "foreign-owner"])
+def test_a_folder_another_user_could_fill_is_neither_used_nor_pruned(
+    shape: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    monkeypatch.setattr(highlight, "_cache", {})
+    lexer = lexer_for_path("a.py")
+    real = tmp_path / "real"
+    (real / "colour").mkdir(parents=True, mode=0o700)
+    if shape == "symlink":
+        base = tmp_path / "link"
+        base.symlink_to(real, target_is_directory=True)
+    else:
+        base = real
+        if shape == "others-write":
+            (real / "colour").chmod(0o703)
+        elif shape == "group-write":
+            real.chmod(0o770)
+        else:
+            monkeypatch.setattr(os, "geteuid", lambda: os.stat(real).st_uid + 1)
+    root = base / "colour"
+    # a planted file with the right key, and junk past the size limit for pruning to eat
+    planted = _planted(root, lexer.name)
+    planted.write_bytes(zlib.compress(b'<span class="js-only">' + b"x" * 10 + b"</span>"))
+    ballast = root / "ab" / "old.z"
+    ballast.parent.mkdir(exist_ok=True)
+    ballast.write_bytes(b"x" * 4096)
+    before = sorted(p.name for p in root.rglob("*"))
+    monkeypatch.setenv("PIEXPORT_CACHE_DIR", str(base))
+    colourcache.reset()
+    try:
+        assert colourcache.load(CODE, lexer.name) is None
+        first = highlight_code(CODE, lexer, HighlightBudget())
+        highlight._cache.clear()
+        second = highlight_code(CODE, lexer, HighlightBudget())
+        assert colourcache.prune(root, max_bytes=10) == 0
+    finally:
+        colourcache.reset()
+    assert first == second and "js-only" not in first and '<span class="k">' in first
+    assert sorted(p.name for p in root.rglob("*")) == before  # nothing written, nothing pruned
+    err = capsys.readouterr().err
+    assert err.count("colour cache not used") == 1, err
