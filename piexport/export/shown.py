@@ -30,8 +30,13 @@ class Shown:
 def share_session(
     session: Session, redactor: Redactor | None = None, selection: Selection | None = None
 ) -> tuple[Session, dict[str, int]]:
-    """Apply the selection, then redaction; returns the session to show and the secrets
-    replaced per rule. Raises ``SelectionError`` for an unknown leaf."""
+    """Name the figures that cannot be true, apply the selection, then redaction; returns the
+    session to show and the secrets replaced per rule. Raises ``SelectionError`` for an unknown
+    leaf."""
+    from ..report.prices import estimate_problems
+
+    known = set(session.diagnostics)
+    session.diagnostics.extend(d for d in estimate_problems(session) if d not in known)
     if selection is not None:
         session = apply_selection(session, selection)
     if redactor is None:

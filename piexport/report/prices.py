@@ -7,15 +7,23 @@ bundled): always shown as "est.", never added to a reported cost. Its import pul
 pydantic (0.2 s), so it is loaded the first time an estimate is needed, never at start-up;
 and only its bundled table is used: nothing here starts its updater, so it never touches
 the network.
+
+An estimate obeys the bounds reported figures obey (``read.figures``): none is made from a usage
+object with a figure that cannot be true, and one over ``MAX_COST`` dollars (or not finite) is
+left out, named by :func:`estimate_problems` as the loader names a reported cost that cannot be.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
+from ..read.figures import MAX_COST, usage_is_valid
 from ..read.jsonutil import finite_number
+from ..read.model import Diagnostic, Session
 from ..read.tree import timestamp_ms
 
 PROVIDERS = {
@@ -52,11 +60,44 @@ def reported_cost(usage: Any) -> float | None:
 
 def estimate_message(message: Any, timestamp: Any = None) -> float | None:
     """The estimated cost of one assistant message that reported none (None when it did,
-    when it used no tokens, or when the price table does not know its model)."""
+    when it used no tokens, when the price table does not know its model, or when the figure
+    cannot be true: see :func:`estimate_problems`)."""
+    value = _raw_estimate(message, timestamp)
+    return value if value is not None and _within_bounds(value) else None
+
+
+def _within_bounds(value: float) -> bool:
+    return math.isfinite(value) and 0 <= value <= MAX_COST
+
+
+def estimate_problems(session: Session) -> Iterator[Diagnostic]:
+    """One diagnostic for each estimate left out because it cannot be true (over
+    ``MAX_COST`` dollars), naming its line, as a reported cost that cannot be true is named.
+    Cheap when nothing is estimated: the price table loads only for a message that needs it."""
+    for entry in session.entries:
+        message = entry.message
+        if message is None or message.get("role") != "assistant":
+            continue
+        usage = message.get("usage")
+        if not isinstance(usage, dict) or reported_cost(usage) is not None:
+            continue
+        value = _raw_estimate(message, entry.timestamp)
+        if value is not None and not _within_bounds(value):
+            shown = f"{value:,.2f}" if math.isfinite(value) else str(value)
+            yield Diagnostic(
+                session.path,
+                entry.line,
+                f"estimated cost ~${shown} is over {MAX_COST:,.0f}: left out of every total",
+            )
+
+
+def _raw_estimate(message: Any, timestamp: Any = None) -> float | None:
     if not isinstance(message, dict) or message.get("role") != "assistant":
         return None
     usage = message.get("usage")
     if not isinstance(usage, dict) or reported_cost(usage) is not None:
+        return None
+    if not usage_is_valid(usage):  # a figure no call could have: the loader named it
         return None
     model, provider = message.get("model"), message.get("provider")
     if not isinstance(model, str) or not model:

@@ -124,3 +124,48 @@ def test_the_price_table_loads_only_when_an_estimate_is_needed(make_session: Mak
         code + f"summary_json(load_session({str(priced)!r}))"
     )
     assert "genai_prices" in _modules_after(code + f"summary_json(load_session({str(unpriced)!r}))")
+
+
+@pytest.mark.parametrize(
+    "tokens",
+    [
+        {"input": 2**52},  # every count valid (under 2^53), the dollars not
+        {"output": 10**13},
+        {"cacheRead": 2**50, "cacheWrite": 2**50},
+    ],
+)
+def test_an_estimate_that_cannot_be_true_is_left_out_and_named(
+    tokens: dict[str, int], make_session: MakeSession
+) -> None:
+    """Reported costs over MAX_COST are left out with a diagnostic; estimates obey the same
+    bound (an unbounded estimate once read "~$993043717835.19 est." for one turn)."""
+    from piexport.read.figures import MAX_COST
+    from piexport.read.loader import load_session
+    from piexport.report.prices import estimate_problems
+    from piexport.report.stats import file_figures
+
+    big = _assistant("a2", "a1", 2, None)
+    big["message"]["usage"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0} | tokens
+    path = make_session([_assistant("a1", None, 1, None), big])
+    session = load_session(path)
+    assert estimate_message(big["message"], big["timestamp"]) is None
+    figures = file_figures(session)
+    assert figures.estimated == 1  # only the plausible one
+    assert figures.cost_estimated == pytest.approx(0.0054)
+    assert 0 <= figures.cost_estimated <= MAX_COST
+    (problem,) = estimate_problems(session)
+    assert problem.line == 3 and "left out of every total" in problem.message
+    assert "over 100,000" in problem.message
+    # every output's first step names it, once, as the loader names a reported cost
+    from piexport.export.shown import load_shown
+
+    shown = load_shown(path)
+    assert [str(d) for d in shown.session.diagnostics].count(str(problem)) == 1
+
+
+def test_no_estimate_from_a_usage_the_loader_refused() -> None:
+    rec = _assistant("a", None, 1, None)
+    rec["message"]["usage"]["input"] = -5
+    assert estimate_message(rec["message"], rec["timestamp"]) is None
+    rec["message"]["usage"]["input"] = 2**60
+    assert estimate_message(rec["message"], rec["timestamp"]) is None
