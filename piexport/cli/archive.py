@@ -99,6 +99,8 @@ def site_command(job: SiteJob, quiet: bool, strict: bool, watch: bool, poll: boo
         raise failure(exc) from exc
     for line in build_lines(built, quiet=quiet):
         say(line)
+    if built.nothing_found:
+        say(f"piexport: {built.nothing_found}")
     redaction_line(job.redactor, built.redacted)
     if built.failed:  # each said above
         raise RunFailed()
@@ -254,6 +256,8 @@ def search_command(
         if lines:
             emit(Printed("\n".join(lines)), Gate(redactor), "search")
     if not found.hits:
+        if site is None:
+            _nothing_found(folder.expanduser(), redactor)
         say("piexport: no matches")
         raise RunFailed()
 
@@ -301,10 +305,22 @@ def usage_command(
         click.echo(format_notes(usage.by, usage.total.figures.known_estimate is not None))
     for problem in problems:
         say(said(problem, redactor))
+    if not usage.total.sessions and not problems:
+        _nothing_found(where, redactor)
     if problems:
         raise RunFailed(
             f"{len(problems)} session file(s) could not be read; the figures leave them out"
         )
+
+
+def _nothing_found(root: Path, redactor: Redactor | None) -> None:
+    """One line on stderr saying where the walk looked, when it found no session file."""
+    from ..read.discover import find_sessions
+
+    if root.is_dir():
+        found = find_sessions(root)
+        if not found.files:
+            say(said(f"piexport: {found.nothing_found()}", redactor))
 
 
 COMMANDS = (site_command, serve_command, search_command, usage_command)

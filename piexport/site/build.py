@@ -36,7 +36,7 @@ from .gather import Choice, gather, parse_date
 from .indexes import write_indexes
 from .links import lineage_key, origin_of, parent_page, relative, relative_refs, site_map
 from .manifest import SessionRecord, load_manifest, nav_key, save_manifest
-from .records import BuildSettings, SiteMap, SiteReport, SiteSession
+from .records import BuildSettings, Gathered, SiteMap, SiteReport, SiteSession
 from .summary import SUMMARY_KEYS, session_summary
 
 if TYPE_CHECKING:  # the page layer loads in the workers, not to list a folder
@@ -106,20 +106,23 @@ def build_site(
     old = load_manifest(out, root_id, fingerprint, force)
     report = SiteReport(out=out)
 
-    gathered = gather(root, choice, redactor)
+    gathered = gather(root, choice, redactor, skip=(out,))
+    report.nothing_found = gathered.nothing_found
     plan = _plan(
         settings, gathered.sessions, site_map(gathered, settings.search_href, redactor), old, report
     )
+    kept = _outside(settings, choice, gathered, old, plan.records, report)
     _render(plan, jobs, progress, report)
-    _prune(out, old, plan.records, report)
-    projects = write_indexes(settings, plan.records, gathered.sessions, plan.site, old, report)
+    _prune(out, old, {**plan.records, **kept}, report)
+    left = {rel: prev for rel, prev in old.items() if rel not in kept}
+    projects = write_indexes(settings, plan.records, gathered.sessions, plan.site, left, report)
 
     if redactor is not None:  # the names of everything written, gated like the pages
         from ..export.pipeline import check_output
 
         names = sorted({r.page for r in plan.records.values()} | set(projects))
         check_output("\n".join(names), redactor, f"{out}: page and folder names", kind="text")
-    save_manifest(out, root_id, fingerprint, plan.records, redactor)
+    save_manifest(out, root_id, fingerprint, {**kept, **plan.records}, redactor)
     report.projects = len(projects)
     report.sessions = len(plan.records)
     return report
@@ -316,6 +319,52 @@ def _growing(source: Path, stat: os.stat_result, seconds: float) -> bool:
             return f.read(1) != b"\n"
     except OSError:
         return False
+
+
+def _outside(
+    settings: BuildSettings,
+    choice: Choice,
+    gathered: Gathered,
+    old: dict[str, SessionRecord],
+    records: dict[str, SessionRecord],
+    report: SiteReport,
+) -> dict[str, SessionRecord]:
+    """A build deletes only what it made for the same selection: the pages of sessions
+    outside it (``--project``, ``--since``, ``--until``: their file is there and the choice
+    leaves it out, or it is gone and its record does not show the choice would keep it)
+    stay. One that is current (same root and options, its page and search part there) stays
+    listed in the indexes (it joins ``records``); any other only stays on disk and in the
+    manifest (returned), for a build that chooses it to render or remove. Without a choice,
+    nothing is outside."""
+    if not choice.filtered:
+        return {}
+    out = settings.out
+    pages = {r.page for r in records.values()}
+    unlisted: dict[str, SessionRecord] = {}
+    for rel, prev in old.items():
+        if rel in records:
+            continue
+        if rel not in gathered.left_out and choice.would_choose(
+            prev.source, prev.summary, prev.mtime_ns
+        ):
+            continue  # gone, and the choice would keep it: its page is this build's to remove
+        report.outside += 1
+        current = (
+            prev.size >= 0
+            and prev.page not in pages
+            and (out / prev.page).is_file()
+            and (
+                not settings.search
+                or prev.error is not None
+                or (out / INDEX_CACHE / f"{session_key(prev.page)}.json").is_file()
+            )
+        )
+        if current:
+            records[rel] = prev
+            pages.add(prev.page)
+        elif prev.page not in pages:
+            unlisted[rel] = prev
+    return unlisted
 
 
 # 3. render

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..output import write_atomic
+from ..read.discover import SITE_MARKER
 from ..read.figures import chartable
 from ..read.jsonutil import finite_number, output_json
 from ..read.loader import loads_exact, may_hold_wide_int
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MANIFEST", "SessionRecord", "load_manifest", "nav_key", "save_manifest"]
 
-MANIFEST = ".piexport-manifest.json"
+MANIFEST = SITE_MARKER
+"""Its name: a folder holding it is a site, never looked into for sessions."""
 MANIFEST_VERSION = 1
 
 
