@@ -102,7 +102,7 @@ def site_command(job: SiteJob, quiet: bool, strict: bool, watch: bool, poll: boo
     if built.nothing_found:
         say(f"piexport: {built.nothing_found}")
     redaction_line(job.redactor, built.redacted)
-    if built.failed:  # each said above
+    if built.failed or built.refused:  # each said above
         raise RunFailed()
     if strict and built.warnings:
         raise RunFailed(f"{len(built.warnings)} warning(s) and --strict")

@@ -31,7 +31,7 @@ from ..search.index import session_key
 from ..search.records import FIELDS
 from ..version import __version__
 from ..workers import SteadyDepth
-from .gated import shown, text_gate
+from .gated import is_refusal, shown, text_gate, write_refused
 from .gather import Choice, gather, parse_date
 from .indexes import write_indexes
 from .links import lineage_key, origin_of, parent_page, relative, relative_refs, site_map
@@ -121,8 +121,13 @@ def build_site(
         from ..export.pipeline import check_output
 
         names = sorted({r.page for r in plan.records.values()} | set(projects))
-        check_output("\n".join(names), redactor, f"{out}: page and folder names", kind="text")
-    save_manifest(out, root_id, fingerprint, {**kept, **plan.records}, redactor)
+        try:
+            check_output("\n".join(names), redactor, f"{out}: page and folder names", kind="text")
+        except PiexportError as exc:  # written already: said, and the manifest still is
+            if not is_refusal(exc):
+                raise
+            report.refused.append(str(exc))
+    save_manifest(out, root_id, fingerprint, {**kept, **plan.records}, redactor, report.refused)
     report.projects = len(projects)
     report.sessions = len(plan.records)
     return report
@@ -176,6 +181,8 @@ class _Job:
     """Sessions started from it; hrefs relative to its page."""
     nav: SiteNav | None = None
     """The page's trail, search, previous and next session."""
+    site: Path | None = None
+    """The site's folder (a refused page links its root index)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +312,7 @@ def _job(settings: BuildSettings, s: SiteSession, state: _PageState) -> _Job:
         origin=state.origin,
         children=tuple(relative_refs(s.page, state.children)),
         nav=state.nav,
+        site=settings.out,
     )
 
 
@@ -380,6 +388,8 @@ class _Rendered:
     error: str | None
     redacted: dict[str, int]
     """Secrets replaced per rule."""
+    refused: bool = False
+    """The output gate refused the page: a plain page saying why stands in its place."""
 
 
 def _render(
@@ -401,6 +411,8 @@ def _render(
             rec.summary = dict.fromkeys(SUMMARY_KEYS)
             rec.summary.update(title=Path(job.rel).name, file=Path(job.rel).name, models=[])
             report.failed.append((job.rel, result.error))
+            if result.refused:
+                report.refused.append(result.error)
             continue
         assert result.summary is not None
         rec.summary, rec.diagnostics = result.summary, result.diagnostics
@@ -453,7 +465,12 @@ def _render_one(job: _Job) -> _Rendered:
         if job.index_root is not None:
             _index_one(job, result.session)
     except PiexportError as exc:
-        return _Rendered(None, [], shown(str(exc), job.redactor), {})
+        error = shown(str(exc), job.redactor)
+        if not is_refusal(exc):
+            return _Rendered(None, [], error, {})
+        # one refused page never stops an archive: a plain page says why in its place
+        write_refused(job.page, error, job.redactor, job.site or job.page.parent.parent)
+        return _Rendered(None, [], error, {}, refused=True)
     except Exception as exc:  # one broken session must never stop the site
         error = f"{job.source}: internal error while rendering: {exc!r}"
         return _Rendered(None, [], shown(error, job.redactor), {})

@@ -11,10 +11,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import PiexportError
 from ..read.figures import utc_text
 from ..read.model import JSON
 from ..search.records import FIELDS
-from .gated import shown, text_gate, write_checked
+from .gated import is_refusal, shown, text_gate, write_checked, write_refused
 from .links import basename, relative
 from .manifest import SessionRecord
 from .records import BuildSettings, Fork, SiteMap, SiteReport, SiteSession
@@ -76,7 +77,7 @@ def _project_indexes(
         text, proj["sessions"] = _drawn(
             project_page, proj["sessions"], records, report, settings.redactor
         )
-        write_checked(settings.out / key / "index.html", text, settings.redactor)
+        write_checked(settings.out / key / "index.html", text, settings.redactor, report)
 
 
 def _project_page(proj: JSON, options: RenderOptions, nav: SiteNav, rows: list[JSON]) -> str:
@@ -98,14 +99,17 @@ def _root_indexes(
     every = [r for p in projects.values() for r in p["sessions"]]
     root_page = partial(_root_page, projects, settings)
     text, every = _drawn(root_page, every, records, report, redactor)
-    write_checked(out / "index.html", text, redactor)
+    write_checked(out / "index.html", text, redactor, report)
     if len(every) <= RECENT_SESSIONS:
         with contextlib.suppress(FileNotFoundError):  # the root index lists every session
             (out / ALL_SESSIONS).unlink()
     else:
         all_page = partial(_all_page, projects, settings)
         write_checked(
-            out / ALL_SESSIONS, _drawn(all_page, every, records, report, redactor)[0], redactor
+            out / ALL_SESSIONS,
+            _drawn(all_page, every, records, report, redactor)[0],
+            redactor,
+            report,
         )
 
 
@@ -202,14 +206,21 @@ def _write_search(
         if r.error is None
     ]
     problems: dict[str, str] = {}
-    build_index(out, sessions, indexed, text_gate(redactor), problems)
+    try:
+        build_index(out, sessions, indexed, text_gate(redactor), problems)
+    except PiexportError as exc:  # the merged index refused: no search, the rest is written
+        if not is_refusal(exc):
+            raise
+        report.refused.append(str(exc))
+        write_refused(out / "search.html", str(exc), redactor, out)
+        return
     by_page = {r.page: rel for rel, r in records.items()}
     for page, why in problems.items():
         rel = by_page.get(page, page)
         report.failed.append((rel, f"{rel}: left out of the search index: {why}"))
     nav = SiteNav((("pi sessions", "index.html", None), ("Search", None, None)))
     page = render_search_page(indexed, script_constants(), nav)
-    write_checked(out / "search.html", page, redactor)
+    write_checked(out / "search.html", page, redactor, report)
 
 
 def group_projects(
