@@ -97,6 +97,8 @@ def site_command(job: SiteJob, quiet: bool, strict: bool, watch: bool, poll: boo
         built = job.build(progress=None if quiet else _progress_bar())
     except PiexportError as exc:
         raise failure(exc) from exc
+    except KeyboardInterrupt as exc:  # Ctrl+C: what is written is kept (and said)
+        raise Interrupted(f"piexport: {exc or 'interrupted'}") from None
     for line in build_lines(built, quiet=quiet):
         say(line)
     if built.nothing_found:

@@ -15,11 +15,12 @@ A broken session is listed with its error and never stops the rest.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,7 @@ from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
 from ..version import __version__
-from ..workers import SteadyDepth
+from ..workers import SteadyDepth, leave_ctrl_c_to_parent
 from .gated import is_refusal, shown, text_gate, write_refused
 from .gather import Choice, gather, parse_date
 from .indexes import write_indexes
@@ -45,7 +46,7 @@ if TYPE_CHECKING:  # the page layer loads in the workers, not to list a folder
     from ..read.selection import Selection
     from ..redact.engine import Redactor
 
-__all__ = ["SiteReport", "build_site"]
+__all__ = ["SiteInterrupted", "SiteReport", "build_site"]
 
 
 def build_site(
@@ -112,7 +113,11 @@ def build_site(
         settings, gathered.sessions, site_map(gathered, settings.search_href, redactor), old, report
     )
     kept = _outside(settings, choice, gathered, old, plan.records, report)
-    _render(plan, jobs, progress, report)
+    try:
+        _render(plan, jobs, progress, report)
+    except KeyboardInterrupt:  # Ctrl+C: keep what is written, for the next run to go on
+        _keep_done(settings, root_id, fingerprint, old, plan, report)
+        raise SiteInterrupted(report) from None
     _prune(out, old, {**plan.records, **kept}, report)
     left = {rel: prev for rel, prev in old.items() if rel not in kept}
     projects = write_indexes(settings, plan.records, gathered.sessions, plan.site, left, report)
@@ -193,6 +198,8 @@ class _Plan:
     site: SiteMap
     records: dict[str, SessionRecord]
     jobs: list[_Job]
+    done: set[str] = field(default_factory=set)
+    """The jobs whose page this run has written (or failed), by their record's key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,38 +408,144 @@ def _render(
     """Render the planned pages in parallel; each fills its record with its row, or its
     error."""
     total = len(plan.jobs)
+    interrupt_after = _interrupt_after()
     for done, (job, result) in enumerate(zip(plan.jobs, _run(plan.jobs, jobs), strict=True), 1):
-        rec = plan.records[job.rel]
-        report.redacted.update(result.redacted)
+        _take(plan.records[job.rel], job, result, report)
+        plan.done.add(job.rel)
         if progress:
             progress(done, total)
-        if result.error is not None:
-            rec.error = result.error
-            rec.summary = dict.fromkeys(SUMMARY_KEYS)
-            rec.summary.update(title=Path(job.rel).name, file=Path(job.rel).name, models=[])
-            report.failed.append((job.rel, result.error))
-            if result.refused:
-                report.refused.append(result.error)
-            continue
-        assert result.summary is not None
-        rec.summary, rec.diagnostics = result.summary, result.diagnostics
-        report.warnings.extend(result.diagnostics)  # unchanged pages were reported when built
-        report.rendered += 1
+        if done == interrupt_after:
+            _ctrl_c()
+
+
+def _take(rec: SessionRecord, job: _Job, result: _Rendered, report: SiteReport) -> None:
+    """A page's outcome into its record and the report."""
+    report.redacted.update(result.redacted)
+    if result.error is not None:
+        rec.error = result.error
+        rec.summary = dict.fromkeys(SUMMARY_KEYS)
+        rec.summary.update(title=Path(job.rel).name, file=Path(job.rel).name, models=[])
+        report.failed.append((job.rel, result.error))
+        if result.refused:
+            report.refused.append(result.error)
+        return
+    assert result.summary is not None
+    rec.summary, rec.diagnostics = result.summary, result.diagnostics
+    report.warnings.extend(result.diagnostics)  # unchanged pages were reported when built
+    report.rendered += 1
+
+
+INTERRUPT_AFTER = "PIEXPORT_TEST_INTERRUPT_AFTER"
+"""A test's hook: after this many pages rendered, the build is sent Ctrl+C (SIGINT to its
+worker processes and to itself), at a counted point rather than after some time."""
+
+
+def _interrupt_after() -> int | None:
+    value = os.environ.get(INTERRUPT_AFTER, "")
+    return int(value) if value.isdigit() else None
+
+
+def _ctrl_c() -> None:
+    """What a terminal's Ctrl+C does: SIGINT to every process of the command (the workers,
+    then this one, which takes it at once)."""
+    import multiprocessing
+    import signal
+
+    for child in multiprocessing.active_children():
+        if child.pid is not None:
+            os.kill(child.pid, signal.SIGINT)
+    signal.raise_signal(signal.SIGINT)
+
+
+class SiteInterrupted(KeyboardInterrupt):
+    """Ctrl+C stopped a build: the pages written so far are kept and in the manifest (the
+    next run renders only what is missing); nothing else was removed or rewritten."""
+
+    def __init__(self, report: SiteReport) -> None:
+        super().__init__()
+        self.report = report
+
+    def __str__(self) -> str:
+        r = self.report
+        return (
+            f"interrupted: {r.rendered} page(s) written this run are kept in {r.out}; "
+            "run again to render the rest"
+        )
+
+
+def _keep_done(
+    settings: BuildSettings,
+    root_id: str,
+    fingerprint: str,
+    old: dict[str, SessionRecord],
+    plan: _Plan,
+    report: SiteReport,
+) -> None:
+    """After Ctrl+C: the manifest records the pages written so far (and, for the rest, what
+    the last build wrote), so the next run renders only what is missing. Nothing is pruned
+    and no index is rewritten: the previous site's indexes link only pages still there (a
+    page is replaced in place, never removed first), and a first build has none yet. A
+    second Ctrl+C while the manifest is written is held until it is."""
+    records = dict(old)
+    planned = {job.rel for job in plan.jobs}
+    for rel, rec in plan.records.items():
+        if rel in plan.done or rel not in planned:
+            records[rel] = rec
+    with _ctrl_c_held():
+        save_manifest(settings.out, root_id, fingerprint, records, settings.redactor)
+
+
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    import signal
+
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to hold
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _run(todo: list[_Job], jobs: int | None) -> Iterator[_Rendered]:
     workers = jobs or os.cpu_count() or 1
     if workers <= 1 or len(todo) <= 1:
         return (_render_steadily(job) for job in todo)
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)))
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(todo)), initializer=leave_ctrl_c_to_parent
+    )
     # pages are already rendered side by side: one process each
     one_each = [replace(job, options=replace(job.options, workers=1)) for job in todo]
 
     def results() -> Iterator[_Rendered]:
-        with pool:
+        try:
             yield from pool.map(_render_steadily, one_each, chunksize=1)
+        except BaseException:  # Ctrl+C: the pages under way are not waited for
+            pool.shutdown(wait=False, cancel_futures=True)
+            _end_workers(pool)
+            raise
+        pool.shutdown()
 
     return results()
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """End the pool's processes now (what a page was writing is a temporary file, which
+    the next run sweeps)."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            process.join()
 
 
 _steady = SteadyDepth()
