@@ -28,7 +28,7 @@ from .options import (
     site_job,
     strict_option,
 )
-from .printing import derive_for, emit, redaction_line, said, say
+from .printing import derive_for, emit, output_folder, redaction_line, said, say
 
 if TYPE_CHECKING:
     from ..redact.engine import Redactor
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     "-o",
     "--output",
     "out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=Path("piexport-site"),
     show_default=True,
     help="Folder to write the site to.",
@@ -90,6 +90,8 @@ def site_command(job: SiteJob, quiet: bool, strict: bool, watch: bool, poll: boo
     from ..site.live import build_lines
     from ..site.live import watch as watch_site
 
+    _usable_root(job.root, job.redactor)
+    output_folder(job.out)
     if watch:
         _live(functools.partial(watch_site, job, quiet=quiet, poll=poll))
         return
@@ -145,7 +147,7 @@ def _live(run: Callable[..., None]) -> None:
     "-o",
     "--output",
     "out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     help="Folder for the site (default: a cache folder per ROOT).",
 )
@@ -187,7 +189,8 @@ def serve_command(
     from ..site.live import default_serve_folder, serve
 
     root = root if root is not None else default_sessions_root()
-    out = out if out is not None else default_serve_folder(root)
+    out = output_folder(out if out is not None else default_serve_folder(root))
+    _usable_root(root, redactor)
     options = colour(RenderOptions(live=True), highlight_chars)
     job = SiteJob(root, out, options, jobs, project=project, redactor=redactor)
     _live(
@@ -201,7 +204,7 @@ def serve_command(
 @click.option(
     "--site",
     "site",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    type=click.Path(path_type=Path),
     help="Search a built site's index instead of a sessions folder.",
 )
 @format_option("text", "json", help="path:line: id: snippet per match, or JSON.")
@@ -239,6 +242,8 @@ def search_command(
     if q.empty:
         raise UsageProblem("nothing to search for: give words or filters")
     folder = root if root is not None else default_sessions_root()
+    if site is None:
+        _usable_root(folder, redactor)
     try:
         found = find(
             q, root=folder, site=site, limit=limit, fields=search_fields, redactor=redactor
@@ -296,6 +301,7 @@ def usage_command(
     from ..report.usage import format_notes, usage_of
 
     where = (root if root is not None else default_sessions_root()).expanduser()
+    _usable_root(where, redactor)
     try:
         usage, problems = usage_of(
             where, by, tz_name=tz_name, since=since, until=until, project=project
@@ -313,6 +319,23 @@ def usage_command(
         raise RunFailed(
             f"{len(problems)} session file(s) could not be read; the figures leave them out"
         )
+
+
+def _usable_root(root: Path, redactor: Redactor | None) -> None:
+    """ROOT missing, or given as one file that cannot be read or holds no pi session:
+    unusable input (exit 2), as for the commands over one session; in a folder, such a
+    file is one failed session among the others (exit 1)."""
+    from ..read.loader import check_session_file
+
+    root = root.expanduser()
+    if not root.exists():
+        hint = "pass the sessions folder, e.g. ~/.pi/agent/sessions"
+        raise UsageProblem(said(f"{root}: no such file or folder ({hint})", redactor))
+    if root.is_file():
+        try:
+            check_session_file(root)
+        except PiexportError as exc:
+            raise failure(exc, said(str(exc), redactor)) from exc
 
 
 def _nothing_found(root: Path, redactor: Redactor | None) -> None:
