@@ -7,8 +7,9 @@ Gather first, then write (mkdocs), in five steps over typed records (``records``
    pages are stale;
 3. **render** those in worker processes (each page through ``export.pipeline``, and its
    part of the search index);
-4. **prune** the pages of sessions that are gone;
-5. **index** (``indexes``): the indexes and the search page, then the manifest.
+4. **index** (``indexes``): the indexes and the search page;
+5. **prune** the pages of sessions that are gone (after the indexes, which no longer link
+   them), then write the manifest.
 
 A broken session is listed with its error and never stops the rest.
 """
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, PiexportError
+from ..errors import InputError, OutputError, PiexportError
 from ..output import sweep_stale
 from ..read.model import JSON, Session
 from ..search.index import CACHE as INDEX_CACHE
@@ -34,7 +35,7 @@ from ..version import __version__
 from ..workers import SteadyDepth, leave_ctrl_c_to_parent
 from .gated import is_refusal, shown, text_gate, write_refused
 from .gather import Choice, gather, parse_date
-from .indexes import write_indexes
+from .indexes import remove_old_folders, write_indexes
 from .links import lineage_key, origin_of, parent_page, relative, relative_refs, site_map
 from .manifest import SessionRecord, load_manifest, nav_key, save_manifest
 from .records import BuildSettings, Gathered, SiteMap, SiteReport, SiteSession
@@ -86,7 +87,10 @@ def build_site(
     if not root.exists():
         msg = f"{root}: no such folder (pass the sessions folder, e.g. ~/.pi/agent/sessions)"
         raise InputError(msg)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file there, or above it: one line, no traceback
+        raise OutputError(f"{out}: cannot make the site's folder: {exc.strerror or exc}") from exc
     # temporary files of a run that was killed mid-write (pages written since are not)
     for place in [out, *(p for p in out.iterdir() if p.is_dir())]:
         sweep_stale(place)
@@ -115,12 +119,16 @@ def build_site(
     kept = _outside(settings, choice, gathered, old, plan.records, report)
     try:
         _render(plan, jobs, progress, report)
+        # the indexes first, then what they no longer link is removed: whenever a run
+        # stops, every index on disk links only pages that are there
+        doomed = _doomed(out, old, {**plan.records, **kept}, report)
+        left = {rel: prev for rel, prev in old.items() if rel not in kept}
+        projects = write_indexes(settings, plan.records, gathered.sessions, plan.site, report)
+        _remove(doomed)
+        remove_old_folders(out, left, projects)
     except KeyboardInterrupt:  # Ctrl+C: keep what is written, for the next run to go on
         _keep_done(settings, root_id, fingerprint, old, plan, report)
         raise SiteInterrupted(report) from None
-    _prune(out, old, {**plan.records, **kept}, report)
-    left = {rel: prev for rel, prev in old.items() if rel not in kept}
-    projects = write_indexes(settings, plan.records, gathered.sessions, plan.site, left, report)
 
     if redactor is not None:  # the names of everything written, gated like the pages
         from ..export.pipeline import check_output
@@ -610,17 +618,24 @@ def _index_one(job: _Job, session: Session) -> None:
 # 4. prune
 
 
-def _prune(
+def _doomed(
     out: Path, old: dict[str, SessionRecord], records: dict[str, SessionRecord], report: SiteReport
-) -> None:
-    """Remove the pages of sessions that are gone, and old pages of sessions whose page
-    moved (e.g. --redact renamed the project folder: the old page may hold what was
+) -> list[Path]:
+    """The pages to remove: those of sessions that are gone, and old pages of sessions whose
+    page moved (e.g. --redact renamed the project folder: the old page may hold what was
     redacted); only pages we wrote ourselves."""
     current_pages = {r.page for r in records.values()}
+    doomed = []
     for rel, prev in old.items():
         if prev.page not in current_pages:
             target = (out / prev.page).resolve()
             if target.is_relative_to(out.resolve()) and target.is_file():
-                target.unlink()
+                doomed.append(target)
                 if rel not in records:
                     report.removed += 1
+    return doomed
+
+
+def _remove(pages: list[Path]) -> None:
+    for page in pages:
+        page.unlink(missing_ok=True)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..page.render import RenderOptions, SiteNav
     from ..redact.engine import Redactor
 
-__all__ = ["ALL_SESSIONS", "group_projects", "tell_apart", "write_indexes"]
+__all__ = ["ALL_SESSIONS", "group_projects", "remove_old_folders", "tell_apart", "write_indexes"]
 
 ALL_SESSIONS = "sessions.html"
 """Every session of the site in one table (the root index shows the most recent)."""
@@ -36,7 +36,6 @@ def write_indexes(
     records: dict[str, SessionRecord],
     sessions: list[SiteSession],
     site: SiteMap,
-    old: dict[str, SessionRecord],
     report: SiteReport,
 ) -> dict[str, JSON]:
     """Every index of the site, and the search page when the site has one and a page
@@ -53,9 +52,14 @@ def write_indexes(
         or not (out / "search.html").is_file()
     ):
         _write_search(out, records, settings.fields, redactor, report)
+    return projects
+
+
+def remove_old_folders(out: Path, old: dict[str, SessionRecord], projects: dict[str, JSON]) -> None:
+    """Once their pages are removed: the folders of projects no longer in the site lose
+    their index, and go when nothing else is in them."""
     for old_folder in {Path(prev.page).parent for prev in old.values()}:
         _remove_if_only_index(out / old_folder, set(projects))
-    return projects
 
 
 def _project_indexes(

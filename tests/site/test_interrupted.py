@@ -147,3 +147,33 @@ def test_page_workers_leave_ctrl_c_to_the_build(tmp_path: Path) -> None:
         assert found is not None, status
         assert int(found.group(1), 16) & (1 << (signal.SIGINT - 1)), worker
     assert [r.error for r in results] == [None, None]
+
+
+def test_ctrl_c_after_the_indexes_leaves_every_link_whole(
+    archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages of deleted sessions are removed only once the new indexes no longer link
+    them: a build stopped between the two leaves both kinds of index whole, and the
+    manifest still names the page to remove, so the next run removes it."""
+    from piexport.site import build
+
+    out = tmp_path / "site"
+    build.build_site(archive, out, jobs=1)
+    gone = next(archive.rglob("*0196ec1e*.jsonl"))
+    gone.unlink()
+
+    def ctrl_c(pages: list[Path]) -> None:
+        assert len(pages) == 1 and pages[0].is_file()
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(build, "_remove", ctrl_c)
+        with pytest.raises(build.SiteInterrupted):
+            build.build_site(archive, out, jobs=1)
+    _whole(out)
+    assert any("0196ec1e" in page for page in _recorded(out).values())
+    again = build.build_site(archive, out, jobs=1)
+    assert again.removed == 1 and again.rendered == 0
+    assert not any("0196ec1e" in page for page in _recorded(out).values())
+    assert not list(out.rglob("*0196ec1e*.html"))
+    _whole(out)
