@@ -153,10 +153,9 @@ def _has_header(path: Path) -> bool:
     """Whether the first line is a pi session header (``{"type":"session",…``)."""
     try:
         with path.open("rb") as f:
-            head = f.read(_HEADER_BYTES)
+            line = f.readline(_HEADER_BYTES).lstrip(b"\xef\xbb\xbf").strip()
     except OSError:
         return False
-    line = head.split(b"\n", 1)[0].lstrip(b"\xef\xbb\xbf").strip()
     if not line.startswith(b"{"):
         return False
     import orjson
