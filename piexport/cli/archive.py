@@ -330,7 +330,7 @@ def _usable_root(root: Path, redactor: Redactor | None) -> None:
     root = root.expanduser()
     if not root.exists():
         hint = "pass the sessions folder, e.g. ~/.pi/agent/sessions"
-        raise UsageProblem(said(f"{root}: no such file or folder ({hint})", redactor))
+        raise UsageProblem(said(f"{root}: no such folder ({hint})", redactor))
     if root.is_file():
         try:
             check_session_file(root)

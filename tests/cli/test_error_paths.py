@@ -48,7 +48,7 @@ def _inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
     (tmp / "other.jsonl").write_text('{"level": "info", "msg": "a log"}\n{"level": "warn"}\n')
     (tmp / "empty.jsonl").write_text("")
     return {
-        "missing": (tmp / "nope.jsonl", "no such file"),
+        "missing": (tmp / "nope.jsonl", "no such "),
         "folder": (tmp / "folder.jsonl", "is a folder"),
         "symlink-loop": (tmp / "loop.jsonl", ""),
         "not-pi": (tmp / "other.jsonl", "not a pi session file"),
