@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from .deadline import forget_after_fork, held
 
-__all__ = ["can_fork", "default_workers", "forked_map"]
+__all__ = ["can_fork", "default_workers", "forked_map", "leave_ctrl_c_to_parent"]
 
 T = TypeVar("T")
 
@@ -22,6 +22,20 @@ def can_fork() -> bool:
     import multiprocessing
 
     return "fork" in multiprocessing.get_all_start_methods()
+
+
+def leave_ctrl_c_to_parent() -> None:
+    """In a worker process: Ctrl+C (SIGINT, which a terminal sends to every process of the
+    command) is its parent's to handle; the parent then ends its workers. A worker that
+    took it too would print a ``KeyboardInterrupt`` traceback of its own."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _worker_start() -> None:
+    forget_after_fork()
+    leave_ctrl_c_to_parent()
 
 
 def default_workers() -> int:
@@ -54,7 +68,7 @@ def forked_map(task: Callable[[int], T], count: int, workers: int) -> list[T]:
     try:
         with held():
             pool = multiprocessing.get_context("fork").Pool(
-                min(workers, count), initializer=forget_after_fork
+                min(workers, count), initializer=_worker_start
             )
         return pool.map(_run_task, range(count), chunksize=1)
     finally:

@@ -13,13 +13,25 @@ import click
 
 from ..version import __version__
 from . import archive, session, share
+from .errors import Interrupted
 
 __all__ = ["cli", "main"]
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
+class _Piexport(click.Group):
+    """The command group: Ctrl+C anywhere ends a command with one line and exit 130 (never
+    a traceback, nor click's "Aborted!" and exit 1)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted("piexport: interrupted") from None
+
+
+@click.group(cls=_Piexport, context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
 @click.version_option(__version__, "-V", "--version", prog_name="piexport")
 @click.pass_context
 def cli(ctx: click.Context) -> None:

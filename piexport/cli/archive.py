@@ -28,7 +28,7 @@ from .options import (
     site_job,
     strict_option,
 )
-from .printing import derive_for, emit, redaction_line, said, say
+from .printing import derive_for, emit, output_folder, redaction_line, said, say
 
 if TYPE_CHECKING:
     from ..redact.engine import Redactor
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     "-o",
     "--output",
     "out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=Path("piexport-site"),
     show_default=True,
     help="Folder to write the site to.",
@@ -90,6 +90,8 @@ def site_command(job: SiteJob, quiet: bool, strict: bool, watch: bool, poll: boo
     from ..site.live import build_lines
     from ..site.live import watch as watch_site
 
+    _usable_root(job.root, job.redactor)
+    output_folder(job.out)
     if watch:
         _live(functools.partial(watch_site, job, quiet=quiet, poll=poll))
         return
@@ -97,10 +99,14 @@ def site_command(job: SiteJob, quiet: bool, strict: bool, watch: bool, poll: boo
         built = job.build(progress=None if quiet else _progress_bar())
     except PiexportError as exc:
         raise failure(exc) from exc
+    except KeyboardInterrupt as exc:  # Ctrl+C: what is written is kept (and said)
+        raise Interrupted(f"piexport: {exc or 'interrupted'}") from None
     for line in build_lines(built, quiet=quiet):
         say(line)
+    if built.nothing_found:
+        say(f"piexport: {built.nothing_found}")
     redaction_line(job.redactor, built.redacted)
-    if built.failed:  # each said above
+    if built.failed or built.refused:  # each said above
         raise RunFailed()
     if strict and built.warnings:
         raise RunFailed(f"{len(built.warnings)} warning(s) and --strict")
@@ -141,7 +147,7 @@ def _live(run: Callable[..., None]) -> None:
     "-o",
     "--output",
     "out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     help="Folder for the site (default: a cache folder per ROOT).",
 )
@@ -183,7 +189,8 @@ def serve_command(
     from ..site.live import default_serve_folder, serve
 
     root = root if root is not None else default_sessions_root()
-    out = out if out is not None else default_serve_folder(root)
+    out = output_folder(out if out is not None else default_serve_folder(root))
+    _usable_root(root, redactor)
     options = colour(RenderOptions(live=True), highlight_chars)
     job = SiteJob(root, out, options, jobs, project=project, redactor=redactor)
     _live(
@@ -197,7 +204,7 @@ def serve_command(
 @click.option(
     "--site",
     "site",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    type=click.Path(path_type=Path),
     help="Search a built site's index instead of a sessions folder.",
 )
 @format_option("text", "json", help="path:line: id: snippet per match, or JSON.")
@@ -235,6 +242,8 @@ def search_command(
     if q.empty:
         raise UsageProblem("nothing to search for: give words or filters")
     folder = root if root is not None else default_sessions_root()
+    if site is None:
+        _usable_root(folder, redactor)
     try:
         found = find(
             q, root=folder, site=site, limit=limit, fields=search_fields, redactor=redactor
@@ -254,6 +263,8 @@ def search_command(
         if lines:
             emit(Printed("\n".join(lines)), Gate(redactor), "search")
     if not found.hits:
+        if site is None:
+            _nothing_found(folder.expanduser(), redactor)
         say("piexport: no matches")
         raise RunFailed()
 
@@ -290,6 +301,7 @@ def usage_command(
     from ..report.usage import format_notes, usage_of
 
     where = (root if root is not None else default_sessions_root()).expanduser()
+    _usable_root(where, redactor)
     try:
         usage, problems = usage_of(
             where, by, tz_name=tz_name, since=since, until=until, project=project
@@ -301,10 +313,39 @@ def usage_command(
         click.echo(format_notes(usage.by, usage.total.figures.known_estimate is not None))
     for problem in problems:
         say(said(problem, redactor))
+    if not usage.total.sessions and not problems:
+        _nothing_found(where, redactor)
     if problems:
         raise RunFailed(
             f"{len(problems)} session file(s) could not be read; the figures leave them out"
         )
+
+
+def _usable_root(root: Path, redactor: Redactor | None) -> None:
+    """ROOT missing, or given as one file that cannot be read or holds no pi session:
+    unusable input (exit 2), as for the commands over one session; in a folder, such a
+    file is one failed session among the others (exit 1)."""
+    from ..read.loader import check_session_file
+
+    root = root.expanduser()
+    if not root.exists():
+        hint = "pass the sessions folder, e.g. ~/.pi/agent/sessions"
+        raise UsageProblem(said(f"{root}: no such folder ({hint})", redactor))
+    if root.is_file():
+        try:
+            check_session_file(root)
+        except PiexportError as exc:
+            raise failure(exc, said(str(exc), redactor)) from exc
+
+
+def _nothing_found(root: Path, redactor: Redactor | None) -> None:
+    """One line on stderr saying where the walk looked, when it found no session file."""
+    from ..read.discover import find_sessions
+
+    if root.is_dir():
+        found = find_sessions(root)
+        if not found.files:
+            say(said(f"piexport: {found.nothing_found()}", redactor))
 
 
 COMMANDS = (site_command, serve_command, search_command, usage_command)

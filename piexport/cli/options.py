@@ -42,7 +42,9 @@ def _options_into(
     return decorate
 
 
-session_file = click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+session_file = click.argument("file", type=click.Path(allow_dash=True))
+"""A session file (``-`` for stdin); a missing, unreadable or folder path is the loader's to
+say, in one line naming it (exit 2)."""
 strict_option = click.option("--strict", is_flag=True, help="Exit 1 when the file had warnings.")
 
 

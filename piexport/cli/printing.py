@@ -19,7 +19,7 @@ from ..read.model import Session
 from ..read.selection import SelectionError
 from ..text.cut import PLAIN, Derive
 from ..text.textsafe import terminal_safe
-from .errors import RunFailed, failure
+from .errors import RunFailed, UsageProblem, failure
 
 if TYPE_CHECKING:
     from ..redact.engine import Redactor
@@ -39,6 +39,38 @@ def said(text: str, redactor: Redactor | None) -> str:
 def source(path: str) -> tuple[Path | IO[bytes], str | None]:
     """The file a command reads (``-``: stdin) and the name it goes by."""
     return (sys.stdin.buffer, "<stdin>") if path == "-" else (Path(path), None)
+
+
+def output_file(out: Path, name: str) -> Path:
+    """The file ``-o`` names: ``out`` itself, or ``name`` inside it when it is a folder.
+    A path that cannot be a file (under a regular file, or a file where a folder is needed)
+    is unusable input: one line naming it (exit 2)."""
+    if out.is_dir():
+        return out / name
+    _usable_parent(out)
+    return out
+
+
+def output_folder(out: Path) -> Path:
+    """The folder ``-o`` names, made if it is not there; one that cannot be (a file, or
+    under one, or not ours to write) is unusable input: one line naming it (exit 2)."""
+    if out.exists() and not out.is_dir():
+        raise UsageProblem(f"{out}: is a file, not a folder (give a folder for the output)")
+    _usable_parent(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageProblem(f"{out}: cannot make the folder: {exc.strerror or exc}") from exc
+    return out
+
+
+def _usable_parent(out: Path) -> None:
+    """Raise when a folder above ``out`` is a file (nothing can be written under it)."""
+    for parent in out.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageProblem(f"{out}: cannot write there: {parent} is a file, not a folder")
+            return
 
 
 def load(path: str, redactor: Redactor | None = None, *, redact: bool = True) -> Shown:

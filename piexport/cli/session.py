@@ -26,7 +26,17 @@ from .options import (
     session_file,
     strict_option,
 )
-from .printing import load, print_session, print_shown, redaction_line, report, said, say, source
+from .printing import (
+    load,
+    output_file,
+    print_session,
+    print_shown,
+    redaction_line,
+    report,
+    said,
+    say,
+    source,
+)
 
 if TYPE_CHECKING:
     from ..redact.engine import Redactor
@@ -38,8 +48,9 @@ if TYPE_CHECKING:
     "-o",
     "--output",
     "out",
-    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-    help="File to write (default: the session's name with .html/.md/.json, here; - for stdout).",
+    type=click.Path(allow_dash=True, path_type=Path),
+    help="File to write, or a folder to write it in (default: the session's name with "
+    ".html/.md/.json, here; - for stdout).",
 )
 @format_option(
     "html",
@@ -79,9 +90,11 @@ def render_command(
     from ..export.outputs import export_output
     from ..page.render import RenderOptions
 
-    if out is None:
-        out = Path(("session" if file == "-" else Path(file).stem) + "." + fmt)
+    default = ("session" if file == "-" else Path(file).stem) + "." + fmt
+    out = Path(default) if out is None else out
     to_file = str(out) != "-"
+    if to_file:  # a folder: the page goes in it; a path under a file: one line, exit 2
+        out = output_file(out, default)
     # pages written side by side: a fork links to its parent's page by file name
     options = colour(RenderOptions(link_parent_by_name=True, workers=jobs or 0), highlight_chars)
     stream, name = source(file)

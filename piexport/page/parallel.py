@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..deadline import forget_after_fork, held
-from ..workers import can_fork
+from ..workers import can_fork, leave_ctrl_c_to_parent
 
 if TYPE_CHECKING:  # only a type here: importing it would import Pygments with the CLI
     from .highlight import HighlightBudget
@@ -56,6 +56,7 @@ def _worker_start() -> None:
     """Workers yield the processor to the page's own process, which colours the first
     groups meanwhile; later it mostly waits, and they have the cores to themselves."""
     forget_after_fork()
+    leave_ctrl_c_to_parent()
     with contextlib.suppress(OSError):
         os.nice(10)
 

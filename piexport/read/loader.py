@@ -25,7 +25,7 @@ from ..text.cut import shorten
 from .figures import time_problem, usage_problems, usage_source
 from .jsonutil import MAX_DEPTH, OddNumber, cap_depth, dumps, finite_number, may_nest_deeply
 from .migrate import CURRENT_VERSION, migrate
-from .model import JSON, Diagnostic, Entry, Session, SessionHeader
+from .model import JSON, KNOWN_ENTRY_TYPES, Diagnostic, Entry, Session, SessionHeader
 from .tree import build_tree, resolve_labels, resolve_name, timestamp_ms
 
 MAX_LINE_BYTES = 256 * 1024 * 1024
@@ -66,10 +66,46 @@ def load_session(
             with path.open("rb") as stream, gc_paused():
                 return _load(stream, label, max_line_bytes, pending_tail)
         except OSError as exc:
-            msg = f"{label}: cannot read: {exc.strerror or exc}"
-            raise InputError(msg) from exc
+            raise InputError(_cannot_read(label, exc)) from exc
     with gc_paused():
         return _load(source, name or "<stdin>", max_line_bytes, pending_tail)
+
+
+def _cannot_read(label: str, exc: OSError) -> str:
+    if isinstance(exc, IsADirectoryError):
+        return f"{label}: is a folder, not a session file"
+    return f"{label}: cannot read: {exc.strerror or exc}"
+
+
+_PI_TYPES = KNOWN_ENTRY_TYPES | {"session"}
+
+
+def _pi_record(obj: JSON) -> bool:
+    """A session header or an entry of a type pi writes: a file with none is not a pi
+    session (a log, another tool's JSONL), where one with any is shown whole."""
+    kind = obj.get("type")
+    return isinstance(kind, str) and kind in _PI_TYPES
+
+
+def check_session_file(path: Path) -> None:
+    """Raise :class:`InputError`, as :func:`load_session` would, when ``path`` cannot be
+    read or holds no pi session; cheap for a session (its first line is its header)."""
+    try:
+        with path.open("rb") as stream:
+            for number, raw, _oversize, _ended in _read_lines(stream, MAX_LINE_BYTES):
+                if number == 1 and raw.startswith(_BOM):
+                    raw = raw[len(_BOM) :]
+                if not raw.strip():
+                    continue
+                try:
+                    obj = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(obj, dict) and _pi_record(obj):
+                    return
+    except OSError as exc:
+        raise InputError(_cannot_read(str(path), exc)) from exc
+    load_session(path)  # nothing found on the quick look: the loader says why
 
 
 @contextmanager
@@ -133,6 +169,12 @@ def _load(stream: IO[bytes], label: str, max_line_bytes: int, pending_tail: bool
             msg = f"{label}: no session entries found: the file is empty"
         raise InputError(msg)
 
+    if not any(_pi_record(p.obj) for p in parsed):
+        msg = (
+            f"{label}: not a pi session file: no session header and no pi entry in its "
+            f"{len(parsed)} record(s)"
+        )
+        raise InputError(msg)
     header, version, objects = _split_header(parsed, label, diags)
     migrate([p.obj for p in objects], [p.line for p in objects], version)
     entries = _make_entries(objects, label, diags)

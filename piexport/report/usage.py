@@ -26,6 +26,7 @@ from ..text.mdsafe import newlines
 from ..text.numbers import money
 from ..text.textsafe import plain_controls
 from .stats import Figures, compute_figures, usage_source
+from .summary import session_span
 
 BY = ("day", "week", "month", "project", "model", "session", "tool", "kind")
 NO_DATE = "(no date)"
@@ -152,7 +153,9 @@ class Row:
     title: str | None = None
     """In ``--by session`` rows: the session's title."""
     started: int | None = None
-    """In ``--by session`` rows: its first entry's time (ms)."""
+    """In ``--by session`` rows: when it started (ms), ``summary.session_span``'s start,
+    the figure ``summary`` and the site show (a fork's own first entry, not the history it
+    copied)."""
 
     @property
     def label(self) -> str:
@@ -328,9 +331,9 @@ def usage_report(
             key = lambda e, d: period_key(d, by)  # noqa: E731
         for k, fig in session_groups(session, key, tz, since, until).items():
             row = rows.setdefault(k, Row(k))
-            if by == "session":
+            if by == "session":  # when it started as summary and the site say it
                 row.title = session.title or "(no messages)"
-                row.started = fig.first_ms
+                row.started = session_span(session).start
             row.figures.add(fig)
             if fig.message_count or fig.by_kind:
                 row.sessions.add(sid)

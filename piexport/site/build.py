@@ -7,36 +7,38 @@ Gather first, then write (mkdocs), in five steps over typed records (``records``
    pages are stale;
 3. **render** those in worker processes (each page through ``export.pipeline``, and its
    part of the search index);
-4. **prune** the pages of sessions that are gone;
-5. **index** (``indexes``): the indexes and the search page, then the manifest.
+4. **index** (``indexes``): the indexes and the search page;
+5. **prune** the pages of sessions that are gone (after the indexes, which no longer link
+   them), then write the manifest.
 
 A broken session is listed with its error and never stops the rest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, PiexportError
+from ..errors import InputError, OutputError, PiexportError
 from ..output import sweep_stale
 from ..read.model import JSON, Session
 from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
 from ..version import __version__
-from ..workers import SteadyDepth
-from .gated import shown, text_gate
+from ..workers import SteadyDepth, leave_ctrl_c_to_parent
+from .gated import is_refusal, shown, text_gate, write_refused
 from .gather import Choice, gather, parse_date
-from .indexes import write_indexes
+from .indexes import remove_old_folders, write_indexes
 from .links import lineage_key, origin_of, parent_page, relative, relative_refs, site_map
 from .manifest import SessionRecord, load_manifest, nav_key, save_manifest
-from .records import BuildSettings, SiteMap, SiteReport, SiteSession
+from .records import BuildSettings, Gathered, SiteMap, SiteReport, SiteSession
 from .summary import SUMMARY_KEYS, session_summary
 
 if TYPE_CHECKING:  # the page layer loads in the workers, not to list a folder
@@ -45,7 +47,7 @@ if TYPE_CHECKING:  # the page layer loads in the workers, not to list a folder
     from ..read.selection import Selection
     from ..redact.engine import Redactor
 
-__all__ = ["SiteReport", "build_site"]
+__all__ = ["SiteInterrupted", "SiteReport", "build_site"]
 
 
 def build_site(
@@ -85,7 +87,10 @@ def build_site(
     if not root.exists():
         msg = f"{root}: no such folder (pass the sessions folder, e.g. ~/.pi/agent/sessions)"
         raise InputError(msg)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file there, or above it: one line, no traceback
+        raise OutputError(f"{out}: cannot make the site's folder: {exc.strerror or exc}") from exc
     # temporary files of a run that was killed mid-write (pages written since are not)
     for place in [out, *(p for p in out.iterdir() if p.is_dir())]:
         sweep_stale(place)
@@ -106,20 +111,36 @@ def build_site(
     old = load_manifest(out, root_id, fingerprint, force)
     report = SiteReport(out=out)
 
-    gathered = gather(root, choice, redactor)
+    gathered = gather(root, choice, redactor, skip=(out,))
+    report.nothing_found = gathered.nothing_found
     plan = _plan(
         settings, gathered.sessions, site_map(gathered, settings.search_href, redactor), old, report
     )
-    _render(plan, jobs, progress, report)
-    _prune(out, old, plan.records, report)
-    projects = write_indexes(settings, plan.records, gathered.sessions, plan.site, old, report)
+    kept = _outside(settings, choice, gathered, old, plan.records, report)
+    try:
+        _render(plan, jobs, progress, report)
+        # the indexes first, then what they no longer link is removed: whenever a run
+        # stops, every index on disk links only pages that are there
+        doomed = _doomed(out, old, {**plan.records, **kept}, report)
+        left = {rel: prev for rel, prev in old.items() if rel not in kept}
+        projects = write_indexes(settings, plan.records, gathered.sessions, plan.site, report)
+        _remove(doomed)
+        remove_old_folders(out, left, projects)
+    except KeyboardInterrupt:  # Ctrl+C: keep what is written, for the next run to go on
+        _keep_done(settings, root_id, fingerprint, old, plan, report)
+        raise SiteInterrupted(report) from None
 
     if redactor is not None:  # the names of everything written, gated like the pages
         from ..export.pipeline import check_output
 
         names = sorted({r.page for r in plan.records.values()} | set(projects))
-        check_output("\n".join(names), redactor, f"{out}: page and folder names", kind="text")
-    save_manifest(out, root_id, fingerprint, plan.records, redactor)
+        try:
+            check_output("\n".join(names), redactor, f"{out}: page and folder names", kind="text")
+        except PiexportError as exc:  # written already: said, and the manifest still is
+            if not is_refusal(exc):
+                raise
+            report.refused.append(str(exc))
+    save_manifest(out, root_id, fingerprint, {**kept, **plan.records}, redactor, report.refused)
     report.projects = len(projects)
     report.sessions = len(plan.records)
     return report
@@ -173,6 +194,8 @@ class _Job:
     """Sessions started from it; hrefs relative to its page."""
     nav: SiteNav | None = None
     """The page's trail, search, previous and next session."""
+    site: Path | None = None
+    """The site's folder (a refused page links its root index)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +206,8 @@ class _Plan:
     site: SiteMap
     records: dict[str, SessionRecord]
     jobs: list[_Job]
+    done: set[str] = field(default_factory=set)
+    """The jobs whose page this run has written (or failed), by their record's key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +327,7 @@ def _job(settings: BuildSettings, s: SiteSession, state: _PageState) -> _Job:
         origin=state.origin,
         children=tuple(relative_refs(s.page, state.children)),
         nav=state.nav,
+        site=settings.out,
     )
 
 
@@ -318,6 +344,52 @@ def _growing(source: Path, stat: os.stat_result, seconds: float) -> bool:
         return False
 
 
+def _outside(
+    settings: BuildSettings,
+    choice: Choice,
+    gathered: Gathered,
+    old: dict[str, SessionRecord],
+    records: dict[str, SessionRecord],
+    report: SiteReport,
+) -> dict[str, SessionRecord]:
+    """A build deletes only what it made for the same selection: the pages of sessions
+    outside it (``--project``, ``--since``, ``--until``: their file is there and the choice
+    leaves it out, or it is gone and its record does not show the choice would keep it)
+    stay. One that is current (same root and options, its page and search part there) stays
+    listed in the indexes (it joins ``records``); any other only stays on disk and in the
+    manifest (returned), for a build that chooses it to render or remove. Without a choice,
+    nothing is outside."""
+    if not choice.filtered:
+        return {}
+    out = settings.out
+    pages = {r.page for r in records.values()}
+    unlisted: dict[str, SessionRecord] = {}
+    for rel, prev in old.items():
+        if rel in records:
+            continue
+        if rel not in gathered.left_out and choice.would_choose(
+            prev.source, prev.summary, prev.mtime_ns
+        ):
+            continue  # gone, and the choice would keep it: its page is this build's to remove
+        report.outside += 1
+        current = (
+            prev.size >= 0
+            and prev.page not in pages
+            and (out / prev.page).is_file()
+            and (
+                not settings.search
+                or prev.error is not None
+                or (out / INDEX_CACHE / f"{session_key(prev.page)}.json").is_file()
+            )
+        )
+        if current:
+            records[rel] = prev
+            pages.add(prev.page)
+        elif prev.page not in pages:
+            unlisted[rel] = prev
+    return unlisted
+
+
 # 3. render
 
 
@@ -331,6 +403,8 @@ class _Rendered:
     error: str | None
     redacted: dict[str, int]
     """Secrets replaced per rule."""
+    refused: bool = False
+    """The output gate refused the page: a plain page saying why stands in its place."""
 
 
 def _render(
@@ -342,36 +416,144 @@ def _render(
     """Render the planned pages in parallel; each fills its record with its row, or its
     error."""
     total = len(plan.jobs)
+    interrupt_after = _interrupt_after()
     for done, (job, result) in enumerate(zip(plan.jobs, _run(plan.jobs, jobs), strict=True), 1):
-        rec = plan.records[job.rel]
-        report.redacted.update(result.redacted)
+        _take(plan.records[job.rel], job, result, report)
+        plan.done.add(job.rel)
         if progress:
             progress(done, total)
-        if result.error is not None:
-            rec.error = result.error
-            rec.summary = dict.fromkeys(SUMMARY_KEYS)
-            rec.summary.update(title=Path(job.rel).name, file=Path(job.rel).name, models=[])
-            report.failed.append((job.rel, result.error))
-            continue
-        assert result.summary is not None
-        rec.summary, rec.diagnostics = result.summary, result.diagnostics
-        report.warnings.extend(result.diagnostics)  # unchanged pages were reported when built
-        report.rendered += 1
+        if done == interrupt_after:
+            _ctrl_c()
+
+
+def _take(rec: SessionRecord, job: _Job, result: _Rendered, report: SiteReport) -> None:
+    """A page's outcome into its record and the report."""
+    report.redacted.update(result.redacted)
+    if result.error is not None:
+        rec.error = result.error
+        rec.summary = dict.fromkeys(SUMMARY_KEYS)
+        rec.summary.update(title=Path(job.rel).name, file=Path(job.rel).name, models=[])
+        report.failed.append((job.rel, result.error))
+        if result.refused:
+            report.refused.append(result.error)
+        return
+    assert result.summary is not None
+    rec.summary, rec.diagnostics = result.summary, result.diagnostics
+    report.warnings.extend(result.diagnostics)  # unchanged pages were reported when built
+    report.rendered += 1
+
+
+INTERRUPT_AFTER = "PIEXPORT_TEST_INTERRUPT_AFTER"
+"""A test's hook: after this many pages rendered, the build is sent Ctrl+C (SIGINT to its
+worker processes and to itself), at a counted point rather than after some time."""
+
+
+def _interrupt_after() -> int | None:
+    value = os.environ.get(INTERRUPT_AFTER, "")
+    return int(value) if value.isdigit() else None
+
+
+def _ctrl_c() -> None:
+    """What a terminal's Ctrl+C does: SIGINT to every process of the command (the workers,
+    then this one, which takes it at once)."""
+    import multiprocessing
+    import signal
+
+    for child in multiprocessing.active_children():
+        if child.pid is not None:
+            os.kill(child.pid, signal.SIGINT)
+    signal.raise_signal(signal.SIGINT)
+
+
+class SiteInterrupted(KeyboardInterrupt):
+    """Ctrl+C stopped a build: the pages written so far are kept and in the manifest (the
+    next run renders only what is missing); nothing else was removed or rewritten."""
+
+    def __init__(self, report: SiteReport) -> None:
+        super().__init__()
+        self.report = report
+
+    def __str__(self) -> str:
+        r = self.report
+        return (
+            f"interrupted: {r.rendered} page(s) written this run are kept in {r.out}; "
+            "run again to render the rest"
+        )
+
+
+def _keep_done(
+    settings: BuildSettings,
+    root_id: str,
+    fingerprint: str,
+    old: dict[str, SessionRecord],
+    plan: _Plan,
+    report: SiteReport,
+) -> None:
+    """After Ctrl+C: the manifest records the pages written so far (and, for the rest, what
+    the last build wrote), so the next run renders only what is missing. Nothing is pruned
+    and no index is rewritten: the previous site's indexes link only pages still there (a
+    page is replaced in place, never removed first), and a first build has none yet. A
+    second Ctrl+C while the manifest is written is held until it is."""
+    records = dict(old)
+    planned = {job.rel for job in plan.jobs}
+    for rel, rec in plan.records.items():
+        if rel in plan.done or rel not in planned:
+            records[rel] = rec
+    with _ctrl_c_held():
+        save_manifest(settings.out, root_id, fingerprint, records, settings.redactor)
+
+
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    import signal
+
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to hold
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _run(todo: list[_Job], jobs: int | None) -> Iterator[_Rendered]:
     workers = jobs or os.cpu_count() or 1
     if workers <= 1 or len(todo) <= 1:
         return (_render_steadily(job) for job in todo)
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)))
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(todo)), initializer=leave_ctrl_c_to_parent
+    )
     # pages are already rendered side by side: one process each
     one_each = [replace(job, options=replace(job.options, workers=1)) for job in todo]
 
     def results() -> Iterator[_Rendered]:
-        with pool:
+        try:
             yield from pool.map(_render_steadily, one_each, chunksize=1)
+        except BaseException:  # Ctrl+C: the pages under way are not waited for
+            pool.shutdown(wait=False, cancel_futures=True)
+            _end_workers(pool)
+            raise
+        pool.shutdown()
 
     return results()
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """End the pool's processes now (what a page was writing is a temporary file, which
+    the next run sweeps)."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            process.join()
 
 
 _steady = SteadyDepth()
@@ -404,7 +586,12 @@ def _render_one(job: _Job) -> _Rendered:
         if job.index_root is not None:
             _index_one(job, result.session)
     except PiexportError as exc:
-        return _Rendered(None, [], shown(str(exc), job.redactor), {})
+        error = shown(str(exc), job.redactor)
+        if not is_refusal(exc):
+            return _Rendered(None, [], error, {})
+        # one refused page never stops an archive: a plain page says why in its place
+        write_refused(job.page, error, job.redactor, job.site or job.page.parent.parent)
+        return _Rendered(None, [], error, {}, refused=True)
     except Exception as exc:  # one broken session must never stop the site
         error = f"{job.source}: internal error while rendering: {exc!r}"
         return _Rendered(None, [], shown(error, job.redactor), {})
@@ -431,17 +618,24 @@ def _index_one(job: _Job, session: Session) -> None:
 # 4. prune
 
 
-def _prune(
+def _doomed(
     out: Path, old: dict[str, SessionRecord], records: dict[str, SessionRecord], report: SiteReport
-) -> None:
-    """Remove the pages of sessions that are gone, and old pages of sessions whose page
-    moved (e.g. --redact renamed the project folder: the old page may hold what was
+) -> list[Path]:
+    """The pages to remove: those of sessions that are gone, and old pages of sessions whose
+    page moved (e.g. --redact renamed the project folder: the old page may hold what was
     redacted); only pages we wrote ourselves."""
     current_pages = {r.page for r in records.values()}
+    doomed = []
     for rel, prev in old.items():
         if prev.page not in current_pages:
             target = (out / prev.page).resolve()
             if target.is_relative_to(out.resolve()) and target.is_file():
-                target.unlink()
+                doomed.append(target)
                 if rel not in records:
                     report.removed += 1
+    return doomed
+
+
+def _remove(pages: list[Path]) -> None:
+    for page in pages:
+        page.unlink(missing_ok=True)

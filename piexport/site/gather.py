@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from ..errors import InputError
-from ..read.discover import discover
+from ..read.discover import find_sessions
 from ..read.model import JSON
 from ..read.tree import timestamp_ms
 from .gated import shown
@@ -36,29 +36,59 @@ class Choice:
     until_ms: int | None = None
     """Only sessions started on or before this."""
 
+    @property
+    def filtered(self) -> bool:
+        """Whether the choice leaves any session out."""
+        return bool(self.project) or self.since_ms is not None or self.until_ms is not None
 
-def gather(root: Path, choice: Choice, redactor: Redactor | None) -> Gathered:
+    def would_choose(self, source: str, summary: JSON, mtime_ns: int) -> bool | None:
+        """Whether a session whose file is gone was one the choice keeps, from what the
+        manifest remembers of it (its path as shown, its row, its file's time); None when
+        that cannot be told (its row was not kept)."""
+        folder = Path(source).parent.name
+        cwd = summary.get("cwd") if isinstance(summary.get("cwd"), str) else None
+        if self.project and not fnmatch.fnmatch(folder, self.project):
+            if cwd is None:
+                return None
+            if not fnmatch.fnmatch(cwd, self.project):
+                return False
+        if self.until_ms is not None:
+            if "headerTime" not in summary:
+                return None
+            start = summary["headerTime"]
+            if isinstance(start, int) and start > self.until_ms:
+                return False
+        return not (self.since_ms is not None and mtime_ns // 1_000_000 < self.since_ms)
+
+
+def gather(
+    root: Path, choice: Choice, redactor: Redactor | None, skip: tuple[Path, ...] = ()
+) -> Gathered:
     """The sessions under ``root`` the choice keeps, each named as the site shows it: file
-    and folder names can hold secrets too, so every name the site writes is redacted."""
+    and folder names can hold secrets too, so every name the site writes is redacted. The
+    folders in ``skip`` (the site's own) are not looked into."""
     sessions: list[SiteSession] = []
     places: dict[str, str] = {}
-    for source in discover(root):
+    found = find_sessions(root, skip)
+    left_out: set[str] = set()
+    for source in found.files:
         header = _read_header(source)
         cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
         if cwd is not None and redactor is not None:  # the folder name is made from it
             cwd = redactor.redact_text(cwd, count=False)
-        if not _chosen(source, header, cwd, choice):
-            continue
         rel = shown(
             source.relative_to(root).as_posix() if source != root else source.name, redactor
         )
+        if not _chosen(source, header, cwd, choice):
+            left_out.add(rel)
+            continue
         folder = shown(source.parent.name, redactor)
         key = project_key(cwd, folder)
         places.setdefault(key, cwd or folder)
         page = f"{key}/{page_name(Path(shown(source.name, redactor)))}"
         sessions.append(SiteSession(source, rel, page, header))
     _dedupe_pages(sessions)
-    return Gathered(sessions, places)
+    return Gathered(sessions, places, left_out, None if found.files else found.nothing_found())
 
 
 def _chosen(source: Path, header: JSON, cwd: str | None, choice: Choice) -> bool:

@@ -11,10 +11,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import PiexportError
 from ..read.figures import utc_text
 from ..read.model import JSON
 from ..search.records import FIELDS
-from .gated import shown, text_gate, write_checked
+from .gated import is_refusal, shown, text_gate, write_checked, write_refused
 from .links import basename, relative
 from .manifest import SessionRecord
 from .records import BuildSettings, Fork, SiteMap, SiteReport, SiteSession
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from ..page.render import RenderOptions, SiteNav
     from ..redact.engine import Redactor
 
-__all__ = ["ALL_SESSIONS", "group_projects", "tell_apart", "write_indexes"]
+__all__ = ["ALL_SESSIONS", "group_projects", "remove_old_folders", "tell_apart", "write_indexes"]
 
 ALL_SESSIONS = "sessions.html"
 """Every session of the site in one table (the root index shows the most recent)."""
@@ -35,7 +36,6 @@ def write_indexes(
     records: dict[str, SessionRecord],
     sessions: list[SiteSession],
     site: SiteMap,
-    old: dict[str, SessionRecord],
     report: SiteReport,
 ) -> dict[str, JSON]:
     """Every index of the site, and the search page when the site has one and a page
@@ -52,9 +52,14 @@ def write_indexes(
         or not (out / "search.html").is_file()
     ):
         _write_search(out, records, settings.fields, redactor, report)
+    return projects
+
+
+def remove_old_folders(out: Path, old: dict[str, SessionRecord], projects: dict[str, JSON]) -> None:
+    """Once their pages are removed: the folders of projects no longer in the site lose
+    their index, and go when nothing else is in them."""
     for old_folder in {Path(prev.page).parent for prev in old.values()}:
         _remove_if_only_index(out / old_folder, set(projects))
-    return projects
 
 
 def _project_indexes(
@@ -76,7 +81,7 @@ def _project_indexes(
         text, proj["sessions"] = _drawn(
             project_page, proj["sessions"], records, report, settings.redactor
         )
-        write_checked(settings.out / key / "index.html", text, settings.redactor)
+        write_checked(settings.out / key / "index.html", text, settings.redactor, report)
 
 
 def _project_page(proj: JSON, options: RenderOptions, nav: SiteNav, rows: list[JSON]) -> str:
@@ -98,14 +103,17 @@ def _root_indexes(
     every = [r for p in projects.values() for r in p["sessions"]]
     root_page = partial(_root_page, projects, settings)
     text, every = _drawn(root_page, every, records, report, redactor)
-    write_checked(out / "index.html", text, redactor)
+    write_checked(out / "index.html", text, redactor, report)
     if len(every) <= RECENT_SESSIONS:
         with contextlib.suppress(FileNotFoundError):  # the root index lists every session
             (out / ALL_SESSIONS).unlink()
     else:
         all_page = partial(_all_page, projects, settings)
         write_checked(
-            out / ALL_SESSIONS, _drawn(all_page, every, records, report, redactor)[0], redactor
+            out / ALL_SESSIONS,
+            _drawn(all_page, every, records, report, redactor)[0],
+            redactor,
+            report,
         )
 
 
@@ -202,14 +210,21 @@ def _write_search(
         if r.error is None
     ]
     problems: dict[str, str] = {}
-    build_index(out, sessions, indexed, text_gate(redactor), problems)
+    try:
+        build_index(out, sessions, indexed, text_gate(redactor), problems)
+    except PiexportError as exc:  # the merged index refused: no search, the rest is written
+        if not is_refusal(exc):
+            raise
+        report.refused.append(str(exc))
+        write_refused(out / "search.html", str(exc), redactor, out)
+        return
     by_page = {r.page: rel for rel, r in records.items()}
     for page, why in problems.items():
         rel = by_page.get(page, page)
         report.failed.append((rel, f"{rel}: left out of the search index: {why}"))
     nav = SiteNav((("pi sessions", "index.html", None), ("Search", None, None)))
     page = render_search_page(indexed, script_constants(), nav)
-    write_checked(out / "search.html", page, redactor)
+    write_checked(out / "search.html", page, redactor, report)
 
 
 def group_projects(

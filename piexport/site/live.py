@@ -40,9 +40,12 @@ def default_serve_folder(root: Path) -> Path:
 
 
 def build_lines(report: SiteReport, *, quiet: bool = False, summary: bool = True) -> list[str]:
-    """What a build tells a person: each session that failed; unless ``quiet``, each
+    """What a build tells a person: each session that failed and each index page the
+    redaction gate refused (a plain page stands in its place); unless ``quiet``, each
     warning and (with ``summary``) the line of counts."""
     lines = [terminal_safe(f"failed: {error}") for _rel, error in report.failed]
+    sessions = {error for _rel, error in report.failed}
+    lines += [terminal_safe(f"refused: {why}") for why in report.refused if why not in sessions]
     if not quiet:
         lines += [terminal_safe(warning) for warning in report.warnings]
         if summary:

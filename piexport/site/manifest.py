@@ -7,6 +7,7 @@ record shaped otherwise than this piexport writes it is rendered again.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..output import write_atomic
+from ..read.discover import SITE_MARKER
 from ..read.figures import chartable
 from ..read.jsonutil import finite_number, output_json
 from ..read.loader import loads_exact, may_hold_wide_int
@@ -28,7 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MANIFEST", "SessionRecord", "load_manifest", "nav_key", "save_manifest"]
 
-MANIFEST = ".piexport-manifest.json"
+MANIFEST = SITE_MARKER
+"""Its name: a folder holding it is a site, never looked into for sessions."""
 MANIFEST_VERSION = 1
 
 
@@ -206,20 +209,56 @@ def save_manifest(
     fingerprint: str,
     records: dict[str, SessionRecord],
     redactor: Redactor | None,
+    refused: list[str] | None = None,
 ) -> None:
     """The manifest (redacted like every other file: the root, file names, titles and
-    errors in it are gated too)."""
+    errors in it are gated too). Should the gate refuse it, the records it refuses alone
+    are written without their rows (their sessions are rendered again next time), then,
+    if it still refuses, without the root (every page is then rendered again): a manifest
+    is always written. What was left out is said in ``refused``."""
+    text = _manifest_text(root_id, fingerprint, records.values())
+    if redactor is None:
+        write_atomic(out / MANIFEST, text)
+        return
+    from ..export.pipeline import check_output
+    from ..redact.rules import RedactionError
+
+    path = out / MANIFEST
+    try:
+        check_output(text, redactor, path, kind="json")
+    except RedactionError as exc:
+        kept = [_gated_record(r, redactor, path) for r in records.values()]
+        text = _manifest_text(root_id, fingerprint, kept)
+        try:
+            check_output(text, redactor, path, kind="json")
+        except RedactionError:
+            text = _manifest_text("", fingerprint, kept)
+            check_output(text, redactor, path, kind="json")
+        if refused is not None:
+            refused.append(f"{exc}; written without what it refused (rendered again next time)")
+    write_atomic(path, text)
+
+
+def _manifest_text(root_id: str, fingerprint: str, records: Iterable[SessionRecord]) -> str:
     data = {
         "version": MANIFEST_VERSION,
         "generator": f"piexport {__version__}",
         "root": root_id,
         "fingerprint": fingerprint,
         "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "sessions": [r.as_json() for r in sorted(records.values(), key=lambda r: r.source)],
+        "sessions": [r.as_json() for r in sorted(records, key=lambda r: r.source)],
     }
-    text = output_json(data)  # any integer, however a session's figures add up
-    if redactor is not None:
-        from ..export.pipeline import check_output
+    return output_json(data)  # any integer, however a session's figures add up
 
-        check_output(text, redactor, out / MANIFEST, kind="json")
-    write_atomic(out / MANIFEST, text)
+
+def _gated_record(rec: SessionRecord, redactor: Redactor, path: Path) -> SessionRecord:
+    """The record as the manifest may hold it: as it is when the gate lets it alone
+    through, else only what finds its page (to render it again, or remove it)."""
+    from ..export.pipeline import check_output
+    from ..redact.rules import RedactionError
+
+    try:
+        check_output(output_json({"sessions": [rec.as_json()]}), redactor, path, kind="json")
+    except RedactionError:
+        return SessionRecord(rec.source, -1, 0, rec.page, {})
+    return rec

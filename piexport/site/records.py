@@ -72,6 +72,11 @@ class Gathered:
     sessions: list[SiteSession]
     places: dict[str, str]
     """Project folder → its cwd (or the sessions' folder), as shown."""
+    left_out: set[str] = field(default_factory=set)
+    """The files under the root the choice (``--project``, ``--since``, ``--until``) left
+    out, as shown: their pages are not this build's to remove."""
+    nothing_found: str | None = None
+    """When no session file is under the root: where the walk looked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,10 +131,19 @@ class SiteReport:
     """Secrets replaced per rule on the pages this run rendered (with a redactor)."""
     pending: list[str] = field(default_factory=list)
     """Sessions whose unterminated last line is still being written (``growing_seconds``)."""
+    refused: list[str] = field(default_factory=list)
+    """Pages the output gate refused (each with why): a plain page stands in each one's
+    place, and the run fails (exit 1)."""
+    outside: int = 0
+    """Pages of sessions outside this build's choice, kept as they were."""
+    nothing_found: str | None = None
+    """No session file under the root: where the walk looked (one line)."""
 
     def summary_line(self) -> str:
+        outside = f", {self.outside} outside the selection kept" if self.outside else ""
+        refused = f", {len(self.refused)} refused by the redaction gate" if self.refused else ""
         return (
             f"{self.sessions} sessions in {self.projects} projects: {self.rendered} rendered, "
-            f"{self.unchanged} unchanged, {self.removed} removed, {len(self.failed)} failed, "
-            f"{len(self.warnings)} warnings → {self.out}"
+            f"{self.unchanged} unchanged, {self.removed} removed{outside}, "
+            f"{len(self.failed)} failed{refused}, {len(self.warnings)} warnings → {self.out}"
         )

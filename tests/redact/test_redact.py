@@ -344,8 +344,11 @@ def test_gate_catches_secrets_in_structural_fields(
     result = runner.invoke(cli, ["site", str(root), "-o", str(out), "--redact", "-j", "1"])
     assert result.exit_code == 1
     assert "aws-access-key" in result.stderr and secret not in result.output
-    pages = {p.name for p in out.rglob("*.html")}
-    assert "good.html" in pages and "bad.html" not in pages
+    pages = {p.name: p for p in out.rglob("*.html")}
+    assert "good.html" in pages and "index.html" in pages
+    # a refused page never stops the archive: a plain page says why in its place
+    plain = pages["bad.html"].read_text(encoding="utf-8")
+    assert "Page not written" in plain and "aws-access-key" in plain and secret not in plain
 
 
 @pytest.mark.parametrize("workers", [1, 2])
