@@ -23,8 +23,8 @@ from piexport.cli import cli
 from piexport.site.build import INTERRUPT_AFTER
 from piexport.site.manifest import MANIFEST
 
-from tests.site.test_site import local_links
 from tests.support.sessions import SAMPLES
+from tests.support.sitelinks import local_links
 
 SESSIONS = 9
 AFTER = 3
