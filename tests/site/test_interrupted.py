@@ -23,8 +23,8 @@ from piexport.cli import cli
 from piexport.site.build import INTERRUPT_AFTER
 from piexport.site.manifest import MANIFEST
 
-from tests.site.test_site import local_links
 from tests.support.sessions import SAMPLES
+from tests.support.sitelinks import local_links
 
 SESSIONS = 9
 AFTER = 3
@@ -177,3 +177,39 @@ def test_ctrl_c_after_the_indexes_leaves_every_link_whole(
     assert not any("0196ec1e" in page for page in _recorded(out).values())
     assert not list(out.rglob("*0196ec1e*.html"))
     _whole(out)
+
+
+def _sigint_ignored(_index: object = None) -> bool:
+    """Whether this process ignores SIGINT, as the kernel sees it."""
+    import signal
+
+    status = Path("/proc/self/status").read_text(encoding="utf-8")
+    found = re.search(r"^SigIgn:\s*([0-9a-f]+)$", status, re.MULTILINE)
+    assert found is not None, status
+    return bool(int(found.group(1), 16) & (1 << (signal.SIGINT - 1)))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads /proc")
+def test_forked_workers_leave_ctrl_c_to_their_parent() -> None:
+    """The gate's slices (``forked_map``) and a big page's groups (``render_groups``) are
+    made in forked workers too: each ignores SIGINT, the parent does not."""
+    import os
+
+    from piexport.page.highlight import HighlightBudget
+    from piexport.page.parallel import MIN_GROUPS, PageBudgets, render_groups
+    from piexport.workers import forked_map
+
+    parent = os.getpid()
+    assert not _sigint_ignored()
+    assert (
+        forked_map(lambda i: (os.getpid() != parent, _sigint_ignored()), 4, 2) == [(True, True)] * 4
+    )
+
+    def render(_group: object) -> str:
+        return f"{os.getpid() != parent}:{_sigint_ignored()}"
+
+    budgets = PageBudgets(HighlightBudget(chars=0), text_left=10**9, images_left=10**9)
+    made = list(render_groups(list(range(MIN_GROUPS + 6)), render, budgets, workers=2))
+    from_workers = [m for m in made[1:] if m.startswith("True")]
+    assert from_workers and all(m == "True:True" for m in from_workers)
+    assert not _sigint_ignored()

@@ -25,8 +25,8 @@ from click.testing import CliRunner
 from piexport.cli import cli
 from piexport.site.manifest import MANIFEST
 
-from tests.site.test_site import local_links
 from tests.support.sessions import SAMPLES
+from tests.support.sitelinks import local_links
 
 SESSIONS = 9
 PROJECTS = 4

@@ -13,8 +13,8 @@ import pytest
 from piexport.site.build import build_site
 from piexport.site.manifest import MANIFEST
 
-from tests.site.test_site import local_links
 from tests.support.sessions import SAMPLES
+from tests.support.sitelinks import local_links
 
 
 @pytest.fixture
