@@ -31,7 +31,7 @@ from ..report.files import files_touched
 from ..report.outline import tool_call_target
 from ..report.prices import estimate_message
 from ..report.summary import session_span
-from ..text.ansi import ansi_to_html, escape_text
+from ..text.ansi import ansi_to_html, escape_text, palette_css
 from ..text.cut import PLAIN, Derive
 from ..text.numbers import money, tokens
 from ..text.textsafe import HIDDEN, SELECTORS, plain_controls, reveal_controls
@@ -305,7 +305,7 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
 
 @cache
 def _css() -> str:
-    return read_static("viewer.css") + "\n" + style_css()
+    return read_static("viewer.css") + "\n" + palette_css() + style_css()
 
 
 def _page_parts(
