@@ -21,7 +21,7 @@ from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
 from ..read.figures import utc_text
-from ..read.jsonutil import dumps, finite_number
+from ..read.jsonutil import dumps, dumps_shown, finite_number
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.system import current_system, describe_update
 from ..read.tooloutput import diff_rows, grep_groups, split_exit, split_notice
@@ -112,7 +112,9 @@ def _truncate(
 
 
 def _json(value: Any) -> str:
-    return dumps(value)
+    """JSON on a page (tool-call and nested-call arguments, raw entries): indented a few
+    levels, the rest on its line, so its size stays linear in the value's (``dumps_shown``)."""
+    return dumps_shown(value)
 
 
 def _when(value: Any) -> str:
