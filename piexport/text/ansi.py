@@ -11,7 +11,15 @@ The text is escaped first, then SGR colours become classes and other escapes go:
 - OSC, DCS, APC (Kitty images), PM and SOS strings go with their payload when their
   terminator (BEL or ESC \\) ends them on the same line. pi converts a line at a time, so a
   string never runs past the end of its line: one with no terminator there loses only its
-  ESC and introducer, and what it held is shown as text. Nothing after it is swallowed.
+  ESC (and a DCS, APC, PM or SOS its introducer), and what it held is shown as text, as pi
+  shows it (``]8;;https://…``). Nothing after it is swallowed.
+
+Where a string and its payload go, the text on either side comes together. The redactor
+reads outputs with these escapes left out (``redact.views``) but, until it reads them with
+:data:`ESCAPES`, keeps a DCS/APC/PM/SOS payload: so :func:`strip_ansi` leaves a space where
+one was, and a page reads an output without them again with the session's ``derive``
+(:func:`drop_strings`); Markdown is read again whole. A secret split by an image never
+shows joined.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ _STRING_KINDS = "]P_X^"
 _ESCAPES = re.compile(
     r"\x1b\[([0-?]*)[ -/]*([@-~])"
     r"|\x1b([\]P_X^])([^\x07\x1b\n]*)(?:\x07|\x1b\\)"
-    r"|\x1b[@-Z\\-_]?"
+    r"|\x1b[@-Z\\^_]?"
 )
 ESCAPES = _ESCAPES
 """Every escape sequence as pages and Markdown leave it out: what a secret scanner must
@@ -36,7 +44,7 @@ leave out too to see the text a reader sees (``redact.views`` keeps a copy of th
 _SPLIT = re.compile(
     r"(\x1b\[((?:[0-;=?]|&lt;|&gt;)*)(?:[ !#-%(-/]|&#34;|&#39;|&amp;)*([@-~])"
     r"|\x1b([\]P_X^])([^\x07\x1b\n]*)(?:\x07|\x1b\\)"
-    r"|\x1b[@-Z\\-_]?)"
+    r"|\x1b[@-Z\\^_]?)"
 )
 """``_ESCAPES`` as :func:`escape_text` leaves them: ``<``, ``>``, ``"``, ``'`` and ``&`` of a
 CSI's parameters (``ESC[<35;59;1M``, a mouse report) and intermediates are entities there."""
@@ -51,9 +59,26 @@ _LINK_REFUSED = frozenset("\"'<>`\\ \t\n\r\f\v") | HIDDEN
 """Characters a link target may not hold: none could end the attribute or hide a part."""
 
 
+_STRINGS = re.compile(r"\x1b[P_X^][^\x07\x1b\n]*(?:\x07|\x1b\\)")
+"""A DCS, APC, PM or SOS string ended on its line: what pages drop with its payload."""
+
+
+def _plain_escape(m: re.Match[str]) -> str:
+    return " " if m.group(3) in ("P", "_", "X", "^") else ""
+
+
 def strip_ansi(text: str) -> str:
-    """The text with every escape sequence left out (and the payloads of strings)."""
-    return _ESCAPES.sub("", text)
+    """The text with every escape sequence left out (and the payloads of strings); a DCS,
+    APC, PM or SOS string (an image) leaves a space, so the words around it stay apart."""
+    if "\x1b" not in text:
+        return text
+    return _ESCAPES.sub(_plain_escape, text)
+
+
+def drop_strings(text: str) -> str:
+    """The text without its DCS, APC, PM and SOS strings (every other escape kept): what a
+    page shows of it, to be read again as one text."""
+    return _STRINGS.sub("", text) if "\x1b" in text else text
 
 
 def link_target(payload: str) -> str | None:
