@@ -306,14 +306,16 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
 
 
 @cache
-def _css() -> str:
-    return read_static("viewer.css") + "\n" + palette_css() + style_css()
+def _css(terminal: bool = False) -> str:
+    """The page's style sheet; with the terminal palette's classes on a session page (the
+    one page that shows terminal output: 24 kB the indexes do without)."""
+    return read_static("viewer.css") + "\n" + (palette_css() if terminal else "") + style_css()
 
 
 def _page_parts(
     template: str, live: bool = False, nav: SiteNav | None = None, **variables: Any
 ) -> Iterator[str]:
-    css, js = _css(), page_script(TEMPLATES[template], live)
+    css, js = _css(template == "session.html.j2"), page_script(TEMPLATES[template], live)
     # One Trusted Types policy, "piexport", exists: the script uses it only to build the
     # inert parts of a big transcript from the page's own <noscript> source (and, on a
     # served page, the same page fetched again from its own origin).
