@@ -21,7 +21,7 @@ from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
 from ..read.figures import utc_text
-from ..read.jsonutil import dumps, finite_number
+from ..read.jsonutil import dumps, dumps_shown, finite_number
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.system import current_system, describe_update
 from ..read.tooloutput import diff_rows, grep_groups, split_exit, split_notice
@@ -31,7 +31,7 @@ from ..report.files import files_touched
 from ..report.outline import tool_call_target
 from ..report.prices import estimate_message
 from ..report.summary import session_span
-from ..text.ansi import ansi_to_html, escape_text
+from ..text.ansi import ansi_to_html, escape_text, palette_css
 from ..text.cut import PLAIN, Derive
 from ..text.numbers import money, tokens
 from ..text.textsafe import HIDDEN, SELECTORS, plain_controls, reveal_controls
@@ -112,7 +112,9 @@ def _truncate(
 
 
 def _json(value: Any) -> str:
-    return dumps(value)
+    """JSON on a page (tool-call and nested-call arguments, raw entries): indented a few
+    levels, the rest on its line, so its size stays linear in the value's (``dumps_shown``)."""
+    return dumps_shown(value)
 
 
 def _when(value: Any) -> str:
@@ -304,14 +306,16 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
 
 
 @cache
-def _css() -> str:
-    return read_static("viewer.css") + "\n" + style_css()
+def _css(terminal: bool = False) -> str:
+    """The page's style sheet; with the terminal palette's classes on a session page (the
+    one page that shows terminal output: 24 kB the indexes do without)."""
+    return read_static("viewer.css") + "\n" + (palette_css() if terminal else "") + style_css()
 
 
 def _page_parts(
     template: str, live: bool = False, nav: SiteNav | None = None, **variables: Any
 ) -> Iterator[str]:
-    css, js = _css(), page_script(TEMPLATES[template], live)
+    css, js = _css(template == "session.html.j2"), page_script(TEMPLATES[template], live)
     # One Trusted Types policy, "piexport", exists: the script uses it only to build the
     # inert parts of a big transcript from the page's own <noscript> source (and, on a
     # served page, the same page fetched again from its own origin).

@@ -134,6 +134,40 @@ def dumps(value: Any, *, indent: bool = True) -> str:
         return _dumps_any(value, indent)
 
 
+SHOWN_LEVELS = 4
+"""JSON a page or a Markdown file shows is indented this many levels deep; what is deeper
+stays on one line. Indenting every level makes a value's text grow with its size times its
+depth (400 levels of 8 KB arguments: 15 times the file); this way it is at most a small
+multiple of the value's compact JSON, and the same as :func:`dumps` for shallow values."""
+
+
+def dumps_shown(value: Any, levels: int = SHOWN_LEVELS) -> str:
+    """JSON to read: :func:`dumps`'s indented form for the first ``levels`` levels, each
+    deeper value compact on its line."""
+    out: list[str] = []
+
+    def emit(v: Any, depth: int) -> None:
+        if depth >= levels or not isinstance(v, dict | list) or not v:
+            out.append(dumps(v, indent=False))
+            return
+        pad = "\n" + "  " * (depth + 1)
+        if isinstance(v, dict):
+            out.append("{")
+            for i, (k, x) in enumerate(v.items()):
+                out.append(("," if i else "") + pad + dumps(str(k), indent=False) + ": ")
+                emit(x, depth + 1)
+            out.append("\n" + "  " * depth + "}")
+        else:
+            out.append("[")
+            for i, x in enumerate(v):
+                out.append(("," if i else "") + pad)
+                emit(x, depth + 1)
+            out.append("\n" + "  " * depth + "]")
+
+    emit(value, 0)
+    return "".join(out)
+
+
 def output_json(value: Any, *, indent: bool = True) -> str:
     """:func:`dumps` for JSON that leaves piexport (printed, written to a file, read by
     another program): hidden characters (``_HIDDEN``) written as ``\\u`` escapes, the same

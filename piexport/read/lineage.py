@@ -14,14 +14,19 @@ extensions write:
 
 Only the parent's bytes are searched (ids and names), and only the lines holding tool calls
 and results are parsed when time has to decide: a parent can be a 200 MB session, and most
-have no children at all.
+have no children at all. Each of those searches is one pass over the parent for all its
+children (300 children of a 100 MB parent are not 300 passes), kept for the same file.
 """
 
 from __future__ import annotations
 
+import heapq
 import mmap
 import re
-from dataclasses import dataclass
+from collections import Counter, OrderedDict
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Literal
 
@@ -99,31 +104,110 @@ def read_session_file(path: Path, header: dict[str, object], entries: int = 3) -
     )
 
 
+SCANS: Counter[str] = Counter()
+"""Work done on parents, counted: ``open`` (a parent file opened), ``ids``, ``names`` and
+``calls`` (a pass over all of a parent's bytes), ``loose`` (a pass for one name with no
+UUID in it), ``parsed`` (lines parsed). Tests read it; nothing decides by it."""
+
+_UUID = re.compile(rb"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+_ID_FIELD = re.compile(rb'"id"\s*:\s*"([^"\\]*)"')
+CACHED_PARENTS = 8
+"""Parents whose index is kept (by file identity: a changed file is read again)."""
+
+
+@dataclass(slots=True)
+class _ParentIndex:
+    """What the children of one parent file are looked up in, each part made in one pass
+    over the parent when first needed, whatever the number of children."""
+
+    ids: frozenset[bytes] | None = None
+    """Every ``"id": "…"`` value in the file (a fork's first entries are among them)."""
+    named: dict[bytes, str | None] = field(default_factory=dict)
+    """A child's file name or id → the parent's entry naming it (None: none does)."""
+    runs: list[tuple[int, int, str]] | None = None
+    """(began, ended, tool result id) of every call of the parent."""
+
+
+_CACHE: OrderedDict[tuple[object, ...], _ParentIndex] = OrderedDict()
+
+
+class _Bytes:
+    """The parent's bytes, opened (and counted) on first use only."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._stack = ExitStack()
+        self._data: mmap.mmap | None = None
+
+    def get(self) -> mmap.mmap:
+        if self._data is None:
+            SCANS["open"] += 1
+            f = self._stack.enter_context(self.path.open("rb"))
+            self._data = self._stack.enter_context(
+                mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            )
+        return self._data
+
+    def __enter__(self) -> _Bytes:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+
+def _names(child: SessionFile) -> list[bytes]:
+    """How a parent's entry may name a child: its file name, and its id when that is long
+    enough not to turn up by chance."""
+    names = [file_name(str(child.path)).encode()]
+    if child.id and len(child.id) >= 8:
+        names.append(child.id.encode())
+    return names
+
+
 def relate(parent: SessionFile, children: list[SessionFile]) -> dict[Path, Link]:
     """What each child is of ``parent``: a fork, a subagent (and the call that started it), or
     a session started from it. Children are related together: a call that names one child
-    is not the call another began under."""
+    is not the call another began under.
+
+    The parent is read in one pass per kind of fact (its ids, the lines naming any child,
+    its calls), not once per child, and what was read is kept for the same file."""
+    started = {c.path: Link("started") for c in children}
     try:
-        with parent.path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            return _relate(data, parent, children)
+        st = parent.path.stat()
+    except OSError:
+        return started
+    key = (str(parent.path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    index = _CACHE.pop(key, None) or _ParentIndex()
+    try:
+        with _Bytes(parent.path) as data:
+            links = _relate(data, index, parent, children)
     except (OSError, ValueError):  # unreadable, or empty (mmap refuses 0 bytes)
-        return {c.path: Link("started") for c in children}
+        return started
+    _CACHE[key] = index
+    while len(_CACHE) > CACHED_PARENTS:
+        _CACHE.popitem(last=False)
+    return links
 
 
-def _relate(data: mmap.mmap, parent: SessionFile, children: list[SessionFile]) -> dict[Path, Link]:
+def _relate(
+    data: _Bytes, index: _ParentIndex, parent: SessionFile, children: list[SessionFile]
+) -> dict[Path, Link]:
+    if index.ids is None:
+        SCANS["ids"] += 1
+        index.ids = frozenset(m.group(1) for m in _ID_FIELD.finditer(data.get()))
+    ids = index.ids
+    forks = {c.path for c in children if any(eid.encode() in ids for eid in c.first_ids)}
+    wanted = {n for c in children if c.path not in forks for n in _names(c)}
+    missing = wanted - index.named.keys()
+    if missing:
+        index.named.update(_entries_naming(data.get(), missing))
     links: dict[Path, Link] = {}
     for child in children:
-        if any(
-            re.search(rb'"id"\s*:\s*"' + re.escape(eid.encode()) + rb'"', data)
-            for eid in child.first_ids
-        ):
+        if child.path in forks:
             links[child.path] = Link("fork")
             continue
-        names = [file_name(str(child.path))]
-        if child.id and len(child.id) >= 8:
-            names.append(child.id)
-        for name in names:
-            entry = _entry_naming(data, name.encode())
+        for name in _names(child):
+            entry = index.named.get(name)
             if entry is not None:
                 links[child.path] = Link("subagent", entry, "named")
                 break
@@ -133,15 +217,86 @@ def _relate(data: mmap.mmap, parent: SessionFile, children: list[SessionFile]) -
         for c in children
         if c.path not in links and c.started_ms is not None and c.cwd and c.cwd == parent.cwd
     ]
-    runs = _calls(data, named) if timed else []
-    for child in timed:
-        assert child.started_ms is not None
-        holding = [
-            (end - begin, eid) for begin, end, eid in runs if begin <= child.started_ms <= end
-        ]
-        if holding:
-            links[child.path] = Link("subagent", min(holding)[1], "time")
+    if timed and index.runs is None:
+        index.runs = _calls(data.get())
+    runs = sorted(r for r in index.runs or () if r[2] not in named)
+    for child, call in _shortest_holding(runs, timed):
+        links[child.path] = Link("subagent", call, "time")
     return {c.path: links.get(c.path, Link("started")) for c in children}
+
+
+def _shortest_holding(
+    runs: list[tuple[int, int, str]], children: list[SessionFile]
+) -> Iterator[tuple[SessionFile, str]]:
+    """Each child with the shortest call (``runs`` sorted by start) whose time window holds
+    its start, ties to the smaller result id: one sweep over both, children in time order,
+    the calls begun so far in a heap by length (so not every call for every child)."""
+    begun: list[tuple[int, str, int]] = []  # (length, result id, end)
+    i = 0
+    for child in sorted(children, key=lambda c: c.started_ms or 0):
+        at = child.started_ms
+        assert at is not None
+        while i < len(runs) and runs[i][0] <= at:
+            begin, end, eid = runs[i]
+            heapq.heappush(begun, (end - begin, eid, end))
+            i += 1
+        while begun and begun[0][2] < at:
+            heapq.heappop(begun)  # ended before this child began: before every later one too
+        if begun:
+            yield child, begun[0][1]
+
+
+def _entries_naming(data: mmap.mmap, names: set[bytes]) -> dict[bytes, str | None]:
+    """For each name, the first tool result (else tool call) of the parent whose line holds
+    it. Names are found by the UUID in them, in one pass over the parent for all of them:
+    each UUID found is looked up, and a name holding it is compared where it would be."""
+    anchored: dict[bytes, list[tuple[bytes, int]]] = {}
+    lines: dict[bytes, list[tuple[int, int]]] = {n: [] for n in names}
+    for name in names:
+        m = _UUID.search(name)
+        if m is None:  # no UUID to find it by: a pass of its own (pi's names all have one)
+            SCANS["loose"] += 1
+            lines[name] = _lines_with(data, name)
+        else:
+            anchored.setdefault(m.group(), []).append((name, m.start()))
+    if anchored:
+        SCANS["names"] += 1
+        line_start = line_end = -1
+        for m in _UUID.finditer(data):
+            group = anchored.get(m.group())
+            if group is None:
+                continue
+            if m.start() >= line_end:  # the first match on its line: find the line
+                line_start = data.rfind(b"\n", 0, m.start()) + 1
+                line_end = data.find(b"\n", m.end())
+                line_end = len(data) if line_end < 0 else line_end
+            for name, at in group:
+                begin = m.start() - at
+                spans = lines[name]
+                if spans and spans[-1][0] == line_start:
+                    continue
+                if begin >= line_start and data[begin : begin + len(name)] == name:
+                    spans.append((line_start, line_end))
+    records: dict[int, dict[str, object] | None] = {}
+    found: dict[bytes, str | None] = {}
+    for name, spans in lines.items():
+        calls: list[str] = []
+        result: str | None = None
+        for start, end in spans:
+            if start not in records:
+                records[start] = _record(data, start, end)
+            record = records[start]
+            message = record.get("message") if record else None
+            if not isinstance(message, dict) or not isinstance(record.get("id"), str):  # type: ignore[union-attr]
+                continue
+            entry_id = str(record["id"])  # type: ignore[index]
+            if message.get("role") == "toolResult":
+                result = entry_id
+                break
+            if message.get("role") == "assistant":
+                calls.append(entry_id)
+        found[name] = result if result is not None else (calls[0] if calls else None)
+    return found
 
 
 def _lines_with(data: mmap.mmap, needle: bytes) -> list[tuple[int, int]]:
@@ -158,6 +313,7 @@ def _lines_with(data: mmap.mmap, needle: bytes) -> list[tuple[int, int]]:
 
 
 def _record(data: mmap.mmap, start: int, end: int) -> dict[str, object] | None:
+    SCANS["parsed"] += 1
     if end - start > MAX_LINE:
         return None
     try:
@@ -167,25 +323,10 @@ def _record(data: mmap.mmap, start: int, end: int) -> dict[str, object] | None:
     return obj if isinstance(obj, dict) else None
 
 
-def _entry_naming(data: mmap.mmap, name: bytes) -> str | None:
-    """The first tool result (else tool call) of the parent whose line names the child."""
-    calls: list[str] = []
-    for start, end in _lines_with(data, name):
-        record = _record(data, start, end)
-        message = record.get("message") if record else None
-        if not isinstance(message, dict) or not isinstance(record.get("id"), str):  # type: ignore[union-attr]
-            continue
-        entry_id = str(record["id"])  # type: ignore[index]
-        if message.get("role") == "toolResult":
-            return entry_id
-        if message.get("role") == "assistant":
-            calls.append(entry_id)
-    return calls[0] if calls else None
-
-
-def _calls(data: mmap.mmap, taken: set[str]) -> list[tuple[int, int, str]]:
+def _calls(data: mmap.mmap) -> list[tuple[int, int, str]]:
     """(began, ended, tool result id) of every call of the parent, from its assistant
-    message to its result; results in ``taken`` (named by a child already) left out."""
+    message to its result."""
+    SCANS["calls"] += 1
     called: dict[str, int] = {}
     for start, end in _lines_with(data, b'"toolCall"'):
         record = _record(data, start, end)
@@ -206,7 +347,7 @@ def _calls(data: mmap.mmap, taken: set[str]) -> list[tuple[int, int, str]]:
         began = called.get(str(message.get("toolCallId")))
         ended = timestamp_ms(record.get("timestamp")) if record else None
         eid = record.get("id") if record else None
-        if began is None or ended is None or not isinstance(eid, str) or eid in taken:
+        if began is None or ended is None or not isinstance(eid, str):
             continue
         runs.append((began, ended, eid))
     return runs

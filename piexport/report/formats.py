@@ -1,8 +1,10 @@
 """The other ways out of ``piexport render``: readable Markdown, and the normalised model as JSON.
 
-Markdown follows the current path. Message text is Markdown already and goes in as written;
-everything a tool or a command produced goes inside code fences longer than any backtick
-run in it, folded in ``<details>`` (GitHub, GitLab and most viewers render those).
+Markdown follows the current path first, then every other branch from where it forks, so
+every entry of the file is in it once. Message text is Markdown already and goes in as
+written; everything a tool or a command produced goes inside code fences longer than any
+backtick run in it, folded in ``<details>`` (GitHub, GitLab and most viewers render those).
+An entry of a type this version does not know is shown whole, as JSON in a fence.
 """
 
 from __future__ import annotations
@@ -10,12 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..read.context import build_session_context
-from ..read.jsonutil import dumps, output_json
+from ..read.jsonutil import dumps, dumps_shown, output_json
 from ..read.model import JSON, Entry, Session, content_text
 from ..read.pairing import pair_tool_results
 from ..read.system import current_system, describe_update, leading_system_ids
 from ..text.cut import PLAIN
 from ..text.mdsafe import code_fence, code_span, html_text, inline_text, message_markdown
+from .branches import leaf_order
 from .outline import tool_call_summary
 
 
@@ -76,7 +79,7 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str], leading: set[str]
             return _details(f"User ran: {msg.get('command', '')}", code_fence(body, "console"))
         if role == "system":
             return _system_markdown(msg, e.id in leading)
-        return _details(f"{role} message", code_fence(dumps(msg)))
+        return _details(f"{role} message", code_fence(dumps_shown(e.raw), "json"))
     if e.type == "compaction":
         return [
             "---",
@@ -124,7 +127,23 @@ def _entry_markdown(e: Entry, results: Pairs, shown: set[str], leading: set[str]
         if isinstance(cost.get("total"), int | float) and cost["total"]:
             line += f"; ${cost['total']:.4f}"
         return [f"_{inline_text(line)}_", ""]
-    return []
+    if e.type == "label":
+        label, target = e.raw.get("label"), str(e.raw.get("targetId"))
+        if label:
+            return [f"_Label {code_span(str(label))} set on entry {code_span(target)}_", ""]
+        return [f"_Label cleared on entry {code_span(target)}_", ""]
+    if e.type == "session_info":
+        name = e.raw.get("name")
+        return [f"_Session named {code_span(str(name))}_" if name else "_Session name cleared_", ""]
+    if e.type == "custom":
+        return _details(
+            f"Extension state: {e.raw.get('customType')} (never sent to the model)",
+            code_fence(dumps_shown(e.raw.get("data")), "json"),
+        )
+    return _details(
+        f"Entry of a type this version does not know: {e.type or '(no type)'}",
+        code_fence(dumps_shown(e.raw), "json"),
+    )
 
 
 def _obj(value: Any) -> JSON:
@@ -157,7 +176,7 @@ def _tool_markdown(block: JSON, result: Entry | None) -> list[str]:
     if name == "bash" and isinstance(args, dict):
         call = str(args.get("command", ""))
     else:
-        call = dumps(args)
+        call = dumps_shown(args)
     body = code_fence(call, "bash" if name == "bash" and isinstance(args, dict) else "json")
     if block.get("partialJson"):
         partial = str(block["partialJson"])
@@ -187,7 +206,7 @@ def _nested_text(nested: Any) -> str:
             continue
         args = c.get("arguments")
         shown = (
-            dumps(args)
+            dumps(args, indent=False)  # one line, as pi's export shows it
             if isinstance(args, dict)
             else f"[arguments omitted, {c.get('argumentsBytes')} bytes]"
         )
@@ -200,13 +219,51 @@ def _nested_text(nested: Any) -> str:
     return "\n".join(lines)
 
 
+Section = tuple[str | None, str | None, list[Entry]]
+
+
+def _branches(session: Session, leaf_id: str | None) -> list[Section]:
+    """The current path, then each other leaf's entries not shown yet, in the tree's order:
+    ``(leaf, fork, entries)``, where ``fork`` is the entry shown already that its first
+    entry follows (None under another root). Each entry once: linear in the file."""
+    tree = session.tree
+    current = session.path_entries(leaf_id)
+    out: list[Section] = [(None, None, current)]
+    done = {e.id for e in current}
+    for leaf in leaf_order(session):
+        own: list[str] = []
+        cur: str | None = leaf
+        while cur is not None and cur not in done and cur in session.by_id:
+            own.append(cur)
+            done.add(cur)
+            cur = tree.parent.get(cur)
+        if own:
+            out.append((leaf, cur, [session.by_id[i] for i in reversed(own)]))
+    rest = [e for e in session.entries if e.id not in done]  # none, unless the tree lost one
+    if rest:
+        out.append((None, None, rest))
+    return out
+
+
+def _branch_heading(session: Session, leaf: str | None, fork: str | None) -> list[str]:
+    if leaf is None:
+        return ["## Entries on no branch", ""]
+    label = session.labels.get(leaf)
+    head = f"## Branch ending at {code_span(leaf)}" + (f" ({inline_text(label)})" if label else "")
+    where = (
+        f"It forks from entry {code_span(fork)}, shown above."
+        if fork is not None
+        else "It shares no entry with the branches above."
+    )
+    return ["---", "", head, "", where, ""]
+
+
 def session_markdown(session: Session, leaf_id: str | None = None) -> str:
-    """The conversation along the current path as Markdown."""
+    """The conversation along the current path as Markdown, then every other branch."""
     results = pair_tool_results(session)
-    path = session.path_entries(leaf_id)
-    on_path = {e.id for e in path}
-    # a result is shown with its call when that call is on this path, else on its own
-    shown = {r.id for (owner, _cid), r in results.items() if owner in on_path}
+    sections = _branches(session, leaf_id)
+    # a result is shown with its call (every call is shown, on one branch or another)
+    shown = {r.id for r in results.values()}
     title = session.title or "pi session"
     lines = [
         f"# {inline_text(title)}",
@@ -215,9 +272,20 @@ def session_markdown(session: Session, leaf_id: str | None = None) -> str:
         f"- Session: {code_span(str(session.id))}",
         "",
     ]
+    if len(sections) > 1:
+        current = sections[0][2][-1].id if sections[0][2] else None
+        lines += [
+            f"The current branch{f' (ending at {code_span(current)})' if current else ''} "
+            f"comes first, then {len(sections) - 1} other branch"
+            f"{'es' if len(sections) > 2 else ''} from where each forks.",
+            "",
+        ]
     leading = leading_system_ids(session)
-    for e in path:
-        lines += _entry_markdown(e, results, shown, leading)
+    for i, (leaf, fork, entries) in enumerate(sections):
+        if i:
+            lines += _branch_heading(session, leaf, fork)
+        for e in entries:
+            lines += _entry_markdown(e, results, shown, leading)
     # everything above joins, cuts or puts session text on one line: it is read again as it
     # shows, with the session's derive (outside code a line at a time, each code block whole)
     return session.derive.markdown("\n".join(lines).rstrip()) + "\n"

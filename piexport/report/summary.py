@@ -51,8 +51,8 @@ def session_span(session: Session, every: Figures | None = None) -> Span:
     """Start and end from the entries. pi writes the header when the file is made: a
     little before the first entry as a rule, after every entry in an ``/export`` copy
     (its entries are the original's), and before the entries of a ``/fork``'s own turns but
-    after the history it copied. So: the first entry, except in a fork, where it is the
-    first entry at or after the header."""
+    after the history it copied. So: the first entry, except in a fork (a header naming
+    its parent), where it is the first entry at or after the header."""
     every = every if every is not None else file_figures(session)
     header = session.header
     header_ms = timestamp_ms(header.timestamp) if header else None
@@ -61,6 +61,10 @@ def session_span(session: Session, every: Figures | None = None) -> Span:
         return Span(header_ms, header_ms, header_ms)
     assert last is not None
     if header_ms is None or header_ms <= first or header_ms > last:
+        return Span(first, last, header_ms)
+    if header is None or not header.parent_session:
+        # no parent named: nothing was copied (a version-1 file's header can be dated
+        # after its first entries), so its first entry is where it starts
         return Span(first, last, header_ms)
     own = [
         ms

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
-from .ansi import strip_ansi
+from .ansi import ansi_plain
 from .textsafe import plain_controls
 
 if TYPE_CHECKING:
@@ -70,8 +70,9 @@ def code_fence(text: str, lang: str = "text") -> str:
     """A code fence longer than any backtick run inside, so content stays literal.
 
     Terminal escapes go (colours, cursor moves: the HTML page shows colours, a fence
-    cannot), and the control characters left are shown as marks."""
-    text = plain_controls(strip_ansi(newlines(text)))
+    cannot; a safe link's address stays after its text), and the control characters left
+    are shown as marks."""
+    text = plain_controls(ansi_plain(newlines(text)))
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{lang}\n{text}\n{fence}"

@@ -708,12 +708,14 @@ def test_the_page_shell_inlines_our_assets_byte_for_byte() -> None:
     from piexport.page.assets import read_static
     from piexport.page.highlight import style_css
     from piexport.page.scripts import page_script
+    from piexport.text.ansi import palette_css
 
     html = render(sample_files()[0])
     assert html.startswith("<!doctype html>\n")
     head = html[: html.index("<style>")]
     assert head.index('http-equiv="Content-Security-Policy"') < head.index("<meta charset")
-    assert f"<style>{read_static('viewer.css')}\n{style_css()}</style>" in html
+    css = f"{read_static('viewer.css')}\n{palette_css()}{style_css()}"
+    assert f"<style>{css}</style>" in html
     assert f"<script>{page_script('session')}</script>" in html
     js = page_script("session", live=True)  # every part that builds HTML
     for banned in ("outerHTML", "insertAdjacentHTML", "document.write", "eval(", "Function("):
