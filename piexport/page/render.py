@@ -187,6 +187,19 @@ def cost_est(cost: Any, estimated: Any = None) -> Markup:
     return Markup((escape_text(shown) + " " if shown != "—" else "") + mark)
 
 
+def active_cell(active: Any, span: Any) -> Markup:
+    """An index row's time: active time (idle gaps left out, ``report.stats.active_ms``)
+    and, under it when longer, the span from the first entry to the last; "—" for none."""
+    a, s = finite_number(active), finite_number(span)
+    if s is None:
+        return Markup("—")
+    if a is None or int(a) // 60 == int(s) // 60:
+        return Markup(escape_text(duration(a if a is not None else s)))
+    return Markup(
+        f'{escape_text(duration(a))}<span class="span-time">{escape_text(duration(s))} span</span>'
+    )
+
+
 FILTERS: dict[str, Callable[..., Any]] = {
     "markdown": _md,
     "ansi": _ansi,
@@ -295,6 +308,7 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
         describe_update=describe_update,
         own_removed_sections=removed_sections,
         figures_line=figures_line,
+        active_cell=active_cell,
         other_fields=other_fields,
         cost_est=cost_est,
         version=__version__,
