@@ -30,6 +30,7 @@ from ..report.branches import duration, figures_line
 from ..report.files import files_touched
 from ..report.outline import tool_call_target
 from ..report.prices import estimate_message
+from ..report.stats import failure
 from ..report.summary import session_span
 from ..text.ansi import ansi_to_html, escape_text
 from ..text.cut import PLAIN, Derive
@@ -309,6 +310,7 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
         own_removed_sections=removed_sections,
         figures_line=figures_line,
         active_cell=active_cell,
+        failure_of=failure,
         other_fields=other_fields,
         cost_est=cost_est,
         version=__version__,
@@ -367,9 +369,11 @@ def entry_open(e: Entry, v: SessionView, s: Session, kind: str, role_label: str)
     eid = e.id
     dom = v.dom_of(eid)
     dim = " off-context" if eid in v.dimmed else ""
+    failed = failure(e)
+    fail = f' data-failure="{failed}"' if failed else ""
     head = [
         f'<article class="entry {escape_text(kind)}{dim}" id="{dom}" '
-        f'data-entry-id="{escape_text(eid)}" data-parent="{v.parent_dom[eid]}">\n'
+        f'data-entry-id="{escape_text(eid)}" data-parent="{v.parent_dom[eid]}"{fail}>\n'
         f'  <header class="entry-head">\n    <span class="role">{_plain(role_label)}</span>\n'
     ]
     if eid in s.labels:

@@ -21,7 +21,7 @@ from ..read.system import SystemState, current_system, leading_system_ids
 from ..read.tree import Row, flatten
 from ..report.branches import branch_summaries
 from ..report.outline import tree_row_text
-from ..report.stats import Figures, file_figures, path_figures
+from ..report.stats import Figures, failure, file_figures, path_figures
 from ..report.subagents import SessionOutcome
 
 _SAFE_ID = re.compile(r"^(?!x[0-9a-f]{12})[A-Za-z0-9_.:~-]{1,64}$")
@@ -78,6 +78,8 @@ class OutlineRow:
     """The current leaf (the last entry in the file)."""
     is_end: bool
     """Any leaf: choosing it shows one whole path."""
+    failure: str | None = None
+    """How the entry failed (``report.stats.failure``): the row is marked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +251,7 @@ def build_view(
             ),
             leaf=row.id == tree.leaf_id,
             is_end=row.id not in tree.children,
+            failure=failure(session.by_id[row.id]),
         )
         for row in flatten(tree)
     ]

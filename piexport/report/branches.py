@@ -184,7 +184,7 @@ def describe(session: Session, leaf: str, shared: int, current: bool, fork: str 
         path=path,
         fork_from=fork,
         shared=shared,
-        figures=compute_figures(session.by_id[i] for i in own),
+        figures=compute_figures((session.by_id[i] for i in own), estimate=True),
         labels=[session.labels[i] for i in own if i in session.labels],
         last_user=user,
         last_answer=answer,
@@ -250,14 +250,24 @@ def figures_text(f: Figures) -> str:
     parts = [
         plural(f.messages.get("user", 0), "turn"),
         plural(sum(f.tool_calls.values()), "tool call"),
-        plural(f.tool_errors, "tool error"),
+        plural(f.error_count, "error"),
         f"{tokens(f.tokens['total'])} tokens",
-        f"cost {money(f.cost or None)}",
+        f"cost {cost_text(f)}",
         plural(len(f.files_modified), "file") + " modified",
     ]
     if f.compactions:
         parts.append(plural(f.compactions, "compaction"))
     return " · ".join(parts)
+
+
+def cost_text(f: Figures) -> str:
+    """The reported cost and, marked, the estimate for messages that reported none (as the
+    page header shows them): ``$0.50 + ~$0.0054 est.``, ``~$0.0054 est.`` or ``—``."""
+    reported = money(f.cost or None)
+    est = f.known_estimate
+    if not est:
+        return reported
+    return f"~{money(est)} est." if f.cost == 0 else f"{reported} + ~{money(est)} est."
 
 
 def plural(n: int, word: str) -> str:

@@ -140,7 +140,7 @@ def turns_of(
             continue
         first = session.by_id[group[0]]
         request = message_text(first, session.derive) if first.role == "user" else None
-        figures = compute_figures(session.by_id[i] for i in group)
+        figures = compute_figures((session.by_id[i] for i in group), estimate=True)
         _user, answer, stop = last_texts(session, group)
         has_assistant = figures.messages.get("assistant", 0) > 0
         turn = Turn(
@@ -283,7 +283,7 @@ class Cache:
             if key not in self.segments:
                 part: list[tuple[str, float]] = []
                 stretch = (session.by_id[e] for e in own[start : i + 1])
-                self.segments[key] = compute_figures(stretch, part), part
+                self.segments[key] = compute_figures(stretch, part, estimate=True), part
             figures, part = self.segments[key]
             total.add(figures)
             costs += part
@@ -316,7 +316,7 @@ def _side(session: Session, leaf: str, shared: int, cache: Cache | None = None) 
         own=own,
         figures=cache.figures(session, own)
         if cache is not None
-        else compute_figures(session.by_id[i] for i in own),
+        else compute_figures((session.by_id[i] for i in own), estimate=True),
         turns=turns_of(session, own, cache.turns if cache is not None else None),
         stop=stop,
         versions=versions,

@@ -178,6 +178,12 @@ class Figures:
         return round(self.cost_estimated, 6) if self.estimated else None
 
     @property
+    def error_count(self) -> int:
+        """Failed entries (``failure``): turns that ended in an error or were stopped, and
+        tool results marked as errors. The one error count a reader sees, everywhere."""
+        return self.errors + self.tool_errors
+
+    @property
     def message_count(self) -> int:
         return sum(self.messages.values())
 
@@ -218,12 +224,13 @@ def compute_figures(
             continue
         role = msg.get("role")
         f.messages[role if isinstance(role, str) else "?"] += 1
-        if role == "toolResult" and msg.get("isError") is True:
+        failed = failure(e)
+        if failed == "tool":
             f.tool_errors += 1
+        elif failed is not None:
+            f.errors += 1
         if role != "assistant":
             continue
-        if msg.get("stopReason") in ("error", "aborted"):
-            f.errors += 1
         if estimate:
             _add_estimate(f, msg, e.timestamp)
         content = msg.get("content")
@@ -232,6 +239,23 @@ def compute_figures(
                 _add_tool_call(f, block)
     f.active_ms = active_ms(times) if times else None
     return f
+
+
+def failure(entry: Entry) -> str | None:
+    """How an entry failed, the one definition every error count and mark uses (the index's
+    Errors column, the header's, the branch cards, the errors-only view, the tree's marks):
+    ``"error"`` for an assistant turn that ended in an error, ``"aborted"`` for one that was
+    stopped, ``"tool"`` for a tool result marked ``isError``; None for anything else."""
+    msg = entry.message
+    if entry.type != "message" or msg is None:
+        return None
+    role = msg.get("role")
+    if role == "toolResult":
+        return "tool" if msg.get("isError") is True else None
+    if role == "assistant":
+        stop = msg.get("stopReason")
+        return stop if stop in ("error", "aborted") else None
+    return None
 
 
 def active_ms(times: Iterable[int], idle_ms: int = IDLE_GAP_MS) -> int:
