@@ -554,56 +554,79 @@ def _tool_chart(tools: dict[str, list[int]]) -> Chart:
     return chart
 
 
+def _cost_label(cost: float | None, est: float | None) -> str:
+    """``$3.70 + ~$20.66 est.``, ``~$20.66 est.``, ``$3.70`` or ``—``."""
+    if not est:
+        return money(cost)
+    if cost is None:
+        return f"~{money(est)} est."
+    return f"{money(cost)} + ~{money(est)} est."
+
+
 def project_chart(projects: Sequence[JSON]) -> Chart | None:
-    """Projects by cost (by tokens when no session reported a cost)."""
+    """Projects by cost (by tokens when no session reported or was given a cost): the cost
+    the providers reported plus, marked "est.", the estimate for messages that reported
+    none (``report.prices``), as the index's Cost column shows them; ranked by the two."""
     rows = []
     for p in projects:
         cost: float | None = None
+        est: float | None = None
         tok = 0
         for s in p["sessions"]:
             u = s.get("usage")
             if isinstance(u, dict) and u.get("cost") is not None:
                 cost = _add(cost, float(u["cost"]))
+            guess = finite_number(s.get("costEstimated"))
+            if guess:
+                est = _add(est, float(guess))
             tok += int(s.get("tokens") or 0)
-        rows.append((p, cost, tok))
+        rows.append((p, cost, est, tok))
     if not rows:
         return None
-    by_cost = any(c is not None for _, c, _ in rows)
-    rows.sort(key=lambda r: (-(r[1] or 0), -r[2]) if by_cost else (-r[2],))
-    top = max(((r[1] or 0) if by_cost else r[2]) for r in rows) or 1
+    by_cost = any(c is not None or e is not None for _, c, e, _ in rows)
+    rows.sort(key=lambda r: (-((r[1] or 0) + (r[2] or 0)), -r[3]) if by_cost else (-r[3],))
+    top = max((((r[1] or 0) + (r[2] or 0)) if by_cost else r[3]) for r in rows) or 1
     chart = Chart(
         "projects",
         "Projects by cost" if by_cost else "Projects by tokens (no cost data)",
-        note="Every session of the project, every branch.",
+        note="Every session of the project, every branch."
+        + (
+            " est.: estimated from a price table for messages that reported no cost."
+            if any(e is not None for _, _, e, _ in rows)
+            else ""
+        ),
         head=["Project", "Sessions", "Tokens", "Cost"],
     )
-    for p, cost, tok in rows[:15]:
-        v = (cost or 0) if by_cost else tok
+    for p, cost, est, tok in rows[:15]:
+        v = ((cost or 0) + (est or 0)) if by_cost else tok
         chart.hbars.append(
             HBar(
                 str(p.get("label") or p["cwd"]),
                 v / top * 100,
-                money(cost) if by_cost else tokens(tok),
-                f"{p['cwd']}: {money(cost)}, {tokens(tok)} tokens, {len(p['sessions'])} sessions",
+                _cost_label(cost, est) if by_cost else tokens(tok),
+                f"{p['cwd']}: {_cost_label(cost, est)}, {tokens(tok)} tokens, "
+                f"{len(p['sessions'])} sessions",
                 href=f"{p['key']}/index.html",
             )
         )
-    for p, cost, tok in rows:
+    for p, cost, est, tok in rows:
         chart.rows.append(
             [
                 (str(p.get("label") or p["cwd"]), f"{p['key']}/index.html"),
                 str(len(p["sessions"])),
                 tokens(tok),
-                money(cost),
+                _cost_label(cost, est),
             ]
         )
     total: float | None = None
-    for _, c, _ in rows:
+    total_est: float | None = None
+    for _, c, e, _ in rows:
         total = _add(total, c)
+        total_est = _add(total_est, e)
     chart.foot = [
         "Total",
-        str(sum(len(p["sessions"]) for p, _, _ in rows)),
-        tokens(sum(t for _, _, t in rows)),
-        money(total),
+        str(sum(len(p["sessions"]) for p, _, _, _ in rows)),
+        tokens(sum(t for _, _, _, t in rows)),
+        _cost_label(total, total_est),
     ]
     return chart

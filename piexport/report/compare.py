@@ -17,8 +17,7 @@ from typing import Any, Literal
 from ..read.model import JSON, Session
 from ..read.tooloutput import split_notice
 from ..text.mdsafe import code_fence, code_span, html_text, inline_text
-from ..text.numbers import money
-from .branches import ENDED_BADLY, last_texts, message_text, one_line
+from .branches import ENDED_BADLY, cost_text, last_texts, message_text, one_line
 from .files import shown_path
 from .linediff import line_counts, opcodes, unified
 from .stats import Figures, compute_figures
@@ -405,7 +404,7 @@ def compare_markdown(session: Session, c: Comparison) -> str:
         ended = inline_text(side.stop) if side.stop in ENDED_BADLY and side.stop else "ok"
         lines.append(
             f"| {n} | {f.messages.get('user', 0)} | {sum(f.tool_calls.values())} | "
-            f"{f.tool_errors} | {f.tokens['total']} | {money(f.cost or None)} | "
+            f"{f.tool_errors} | {f.tokens['total']} | {cost_text(f)} | "
             f"{len(f.files_modified)} | {ended} |"
         )
     lines += ["", "**Turns**, aligned by request", "", "| | A | B |", "|---|---|---|"]

@@ -84,6 +84,20 @@ def test_estimates_are_apart_and_marked_everywhere(
     index = BeautifulSoup((tmp_path / "site" / "index.html").read_text(), "html.parser")
     cell = index.select_one("#recent-table tbody td.cost")
     assert cell.get_text(" ", strip=True) == "$0.5000 + ~$0.0054 est."
+    # issue 38: every other place a cost is shown: the projects chart (its bars and its
+    # table), the project page's row, a branch card and the compare view's figures
+    chart = index.select_one("#chart-projects, figure.chart-projects")
+    assert chart is not None
+    assert "$0.5000 + ~$0.0054 est." in chart.get_text(" ", strip=True)
+    project = BeautifulSoup(
+        next((tmp_path / "site").glob("*/index.html")).read_text(), "html.parser"
+    )
+    row = project.select_one("table.sessions tbody td.cost")
+    assert row is not None and row.get_text(" ", strip=True) == "$0.5000 + ~$0.0054 est."
+    from piexport.report.branches import figures_line, list_branches
+
+    [branch] = list_branches(load_session(path))
+    assert "cost $0.5000 + ~$0.0054 est." in figures_line(branch)
 
 
 NO_NETWORK = """
