@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 from ..read.figures import utc_text
 from ..read.jsonutil import dumps, finite_number
-from ..read.model import JSON, Entry, Session, content_text
+from ..read.model import JSON, Entry, Session, SkillBlock, content_text, skill_block
 from ..read.system import current_system, describe_update
 from ..read.tooloutput import diff_rows, grep_groups, split_exit, split_notice
 from ..read.tree import timestamp_ms
@@ -188,6 +188,11 @@ def cost_est(cost: Any, estimated: Any = None) -> Markup:
     return Markup((escape_text(shown) + " " if shown != "—" else "") + mark)
 
 
+def _skill_of(text: Any) -> SkillBlock | None:
+    """The skill a user message's text starts with (``read.model.skill_block``), or None."""
+    return skill_block(text) if isinstance(text, str) else None
+
+
 def active_cell(active: Any, span: Any) -> Markup:
     """An index row's time: active time (idle gaps left out, ``report.stats.active_ms``)
     and, under it when longer, the span from the first entry to the last; "—" for none."""
@@ -311,6 +316,7 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
         figures_line=figures_line,
         active_cell=active_cell,
         failure_of=failure,
+        skill_of=_skill_of,
         other_fields=other_fields,
         cost_est=cost_est,
         version=__version__,
