@@ -385,11 +385,14 @@ def entry_open(e: Entry, v: SessionView, s: Session, kind: str, role_label: str)
     if eid in s.labels:
         head.append(f'    <span class="badge label" title="label">{_plain(s.labels[eid])}</span>\n')
     c = v.out_of_context.get(eid)
-    if c is not None:
+    run = v.context_runs.get(eid) if c is not None else None
+    if c is not None and run is not None:  # once per run (issue 38): the rest are framed dashed
+        more = f" · {run} entries from here" if run > 1 else ""
         head.append(
             f'    <a class="badge muted" href="#{v.dom_of(c)}" title="Summarised by this '
-            'compaction: the model did not see it afterwards">not in context after compaction '
-            f"{v.compaction_no[c]}</a>\n"
+            "compaction: the model did not see it afterwards (nor the entries after it "
+            'framed with dashes)">not in context after compaction '
+            f"{v.compaction_no[c]}{more}</a>\n"
         )
     head.append(
         f'    <span class="spacer"></span>\n    <time>{_plain(_when(e.timestamp))}</time>\n'
