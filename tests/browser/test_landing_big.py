@@ -67,11 +67,17 @@ def click_and_land(page: Page, link_selector: str, nth_fraction: float) -> None:
     expect(page.locator(f"nav.outline a.current[href='{href}']")).to_have_count(1)
 
 
-@pytest.mark.parametrize("fraction", [0.3, 0.85])
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+
+
+@pytest.mark.parametrize(
+    ("size", "fraction"), [("desktop", 0.3), ("desktop", 0.85), ("phone", 0.6)]
+)
 def test_in_page_links_land_on_the_first_click(
-    browser: Browser, big_page: Path, fraction: float
+    browser: Browser, big_page: Path, size: str, fraction: float
 ) -> None:
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    width, height = SIZES[size]
+    page = browser.new_page(viewport={"width": width, "height": height})
     watch = Watch(page)
     page.goto(big_page.as_uri())
     expect(page.locator("html")).to_have_class(HAS_JS)
