@@ -18,6 +18,7 @@ from typing import Any
 from ..read.figures import END_CHARTED, FIRST_CHARTED, usage_is_valid
 from ..read.jsonutil import finite_number
 from ..read.model import JSON
+from ..report.prices import estimate_message
 from ..report.usage import NO_DATE, model_key
 from ..text.numbers import money, tokens
 from .view import SessionView
@@ -124,6 +125,8 @@ class Turn:
     cache_read: int
     cache_write: int
     cost: float | None
+    estimated: float | None = None
+    """For a turn that reported no cost: its estimate (``report.prices``), marked "est."."""
 
     @property
     def context(self) -> int:
@@ -156,6 +159,7 @@ def turns_on_path(view: SessionView) -> tuple[list[Turn], list[tuple[int, str, s
             cost_obj = u.get("cost")
             known = finite_number(cost_obj.get("total")) if isinstance(cost_obj, dict) else None
             cost = float(known) if known else None  # a model with no price reports 0
+            guess = estimate_message(msg, e.timestamp) if cost is None else None
             turns.append(
                 Turn(
                     e.id,
@@ -166,6 +170,7 @@ def turns_on_path(view: SessionView) -> tuple[list[Turn], list[tuple[int, str, s
                     _int(u.get("cacheRead")),
                     _int(u.get("cacheWrite")),
                     cost,
+                    guess,
                 )
             )
     return turns, events
@@ -183,7 +188,14 @@ def context_chart(view: SessionView) -> Chart | None:
     cls_of = {m: f"s{i % SERIES}" for i, m in enumerate(models)}
     top = _nice(max(t.context for t in turns))
     costs = [_sum_cost(b) for b in bins]
-    cost_top = max((c for c in costs if c is not None), default=None)
+    ests = [_sum_estimate(b) for b in bins]
+    # the line: what each turn cost, estimates included (marked in the titles and the table)
+    paid = [
+        None if c is None and e is None else (c or 0) + (e or 0)
+        for c, e in zip(costs, ests, strict=True)
+    ]
+    cost_top = max((c for c in paid if c is not None), default=None)
+    any_est = any(e is not None for e in ests)
     chart = Chart(
         "context",
         "Context per turn",
@@ -195,12 +207,23 @@ def context_chart(view: SessionView) -> Chart | None:
         ),
         width=len(bins) * SLOT,
         y_label=axis(tokens(top)),
-        y2_label=f"cost {money(cost_top)}" if cost_top else "",
+        y2_label=f"cost {'~' if any_est else ''}{money(cost_top)}" if cost_top else "",
         x_start="turn 1",
         x_end=f"turn {len(turns)}",
         head=["Turn", "Model", "Input", "Cache read", "Cache write", "Context", "Cost"],
         legend=[(cls_of[m], m) for m in models[:SERIES]]
-        + ([("cost", f"cost per turn (line; top {money(cost_top)})")] if cost_top else []),
+        + (
+            [
+                (
+                    "cost",
+                    f"cost per turn (line; top {money(cost_top)}"
+                    + ("; est. included" if any_est else "")
+                    + ")",
+                )
+            ]
+            if cost_top
+            else []
+        ),
     )
     points: list[str] = []
     for i, b in enumerate(bins):
@@ -210,7 +233,7 @@ def context_chart(view: SessionView) -> Chart | None:
         title = (
             f"{span}: {big.context:,} tokens of context"
             + (f" (turn {big.no})" if len(b) > 1 else "")
-            + f" · {big.model} · cost {money(costs[i])}"
+            + f" · {big.model} · cost {_cost_label(costs[i], ests[i])}"
         )
         chart.bars.append(
             Bar(i * SLOT + 1, HEIGHT - h, SLOT - 2, h, cls_of[big.model], title, "#" + big.dom)
@@ -223,11 +246,11 @@ def context_chart(view: SessionView) -> Chart | None:
                 f"{big.cache_read:,}",
                 f"{big.cache_write:,}",
                 f"{big.context:,}",
-                money(costs[i]),
+                _cost_label(costs[i], ests[i]),
             ]
         )
-        if cost_top and costs[i] is not None:
-            y = HEIGHT - (costs[i] or 0) / cost_top * HEIGHT
+        if cost_top and paid[i] is not None:
+            y = HEIGHT - (paid[i] or 0) / cost_top * HEIGHT
             points.append(f"{i * SLOT + SLOT / 2:g},{y:.2f}")
         elif points:
             chart.lines.append(" ".join(points))
@@ -250,9 +273,16 @@ def context_chart(view: SessionView) -> Chart | None:
         "",
         "",
         f"max {max(t.context for t in turns):,}",
-        money(total_cost),
+        _cost_label(total_cost, _sum_estimate(turns)),
     ]
     return chart
+
+
+def _sum_estimate(turns: Iterable[Turn]) -> float | None:
+    total: float | None = None
+    for t in turns:
+        total = _add(total, t.estimated)
+    return total
 
 
 def _sum_cost(turns: Iterable[Turn]) -> float | None:

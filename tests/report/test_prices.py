@@ -79,6 +79,12 @@ def test_estimates_are_apart_and_marked_everywhere(
     cost = [td.get_text(" ", strip=True) for td in soup.select("table.figures tbody td.cost")]
     assert cost == ["$0.5000 + ~$0.0054 est."] * 2
     assert "~$0.0054 est." in soup.select(".usage")[0].get_text()
+    # the context chart: each turn's cost, its estimate marked, and the same total
+    chart = soup.select_one("figure.chart-context")
+    assert chart is not None
+    cells = [tr.find_all("td")[-1].get_text() for tr in chart.select("tbody tr")]
+    assert cells == ["~$0.0054 est.", "$0.5000"]
+    assert chart.select("tfoot td")[-1].get_text() == "$0.5000 + ~$0.0054 est."
     # the indexes
     build_site(tmp_path / "root", tmp_path / "site", jobs=1)
     index = BeautifulSoup((tmp_path / "site" / "index.html").read_text(), "html.parser")
