@@ -18,6 +18,7 @@ from typing import Any
 from ..read.figures import END_CHARTED, FIRST_CHARTED, usage_is_valid
 from ..read.jsonutil import finite_number
 from ..read.model import JSON
+from ..report.prices import estimate_message
 from ..report.usage import NO_DATE, model_key
 from ..text.numbers import money, tokens
 from .view import SessionView
@@ -124,6 +125,8 @@ class Turn:
     cache_read: int
     cache_write: int
     cost: float | None
+    estimated: float | None = None
+    """For a turn that reported no cost: its estimate (``report.prices``), marked "est."."""
 
     @property
     def context(self) -> int:
@@ -156,6 +159,7 @@ def turns_on_path(view: SessionView) -> tuple[list[Turn], list[tuple[int, str, s
             cost_obj = u.get("cost")
             known = finite_number(cost_obj.get("total")) if isinstance(cost_obj, dict) else None
             cost = float(known) if known else None  # a model with no price reports 0
+            guess = estimate_message(msg, e.timestamp) if cost is None else None
             turns.append(
                 Turn(
                     e.id,
@@ -166,6 +170,7 @@ def turns_on_path(view: SessionView) -> tuple[list[Turn], list[tuple[int, str, s
                     _int(u.get("cacheRead")),
                     _int(u.get("cacheWrite")),
                     cost,
+                    guess,
                 )
             )
     return turns, events
@@ -183,7 +188,14 @@ def context_chart(view: SessionView) -> Chart | None:
     cls_of = {m: f"s{i % SERIES}" for i, m in enumerate(models)}
     top = _nice(max(t.context for t in turns))
     costs = [_sum_cost(b) for b in bins]
-    cost_top = max((c for c in costs if c is not None), default=None)
+    ests = [_sum_estimate(b) for b in bins]
+    # the line: what each turn cost, estimates included (marked in the titles and the table)
+    paid = [
+        None if c is None and e is None else (c or 0) + (e or 0)
+        for c, e in zip(costs, ests, strict=True)
+    ]
+    cost_top = max((c for c in paid if c is not None), default=None)
+    any_est = any(e is not None for e in ests)
     chart = Chart(
         "context",
         "Context per turn",
@@ -195,12 +207,23 @@ def context_chart(view: SessionView) -> Chart | None:
         ),
         width=len(bins) * SLOT,
         y_label=axis(tokens(top)),
-        y2_label=f"cost {money(cost_top)}" if cost_top else "",
+        y2_label=f"cost {'~' if any_est else ''}{money(cost_top)}" if cost_top else "",
         x_start="turn 1",
         x_end=f"turn {len(turns)}",
         head=["Turn", "Model", "Input", "Cache read", "Cache write", "Context", "Cost"],
         legend=[(cls_of[m], m) for m in models[:SERIES]]
-        + ([("cost", f"cost per turn (line; top {money(cost_top)})")] if cost_top else []),
+        + (
+            [
+                (
+                    "cost",
+                    f"cost per turn (line; top {money(cost_top)}"
+                    + ("; est. included" if any_est else "")
+                    + ")",
+                )
+            ]
+            if cost_top
+            else []
+        ),
     )
     points: list[str] = []
     for i, b in enumerate(bins):
@@ -210,7 +233,7 @@ def context_chart(view: SessionView) -> Chart | None:
         title = (
             f"{span}: {big.context:,} tokens of context"
             + (f" (turn {big.no})" if len(b) > 1 else "")
-            + f" · {big.model} · cost {money(costs[i])}"
+            + f" · {big.model} · cost {_cost_label(costs[i], ests[i])}"
         )
         chart.bars.append(
             Bar(i * SLOT + 1, HEIGHT - h, SLOT - 2, h, cls_of[big.model], title, "#" + big.dom)
@@ -223,11 +246,11 @@ def context_chart(view: SessionView) -> Chart | None:
                 f"{big.cache_read:,}",
                 f"{big.cache_write:,}",
                 f"{big.context:,}",
-                money(costs[i]),
+                _cost_label(costs[i], ests[i]),
             ]
         )
-        if cost_top and costs[i] is not None:
-            y = HEIGHT - (costs[i] or 0) / cost_top * HEIGHT
+        if cost_top and paid[i] is not None:
+            y = HEIGHT - (paid[i] or 0) / cost_top * HEIGHT
             points.append(f"{i * SLOT + SLOT / 2:g},{y:.2f}")
         elif points:
             chart.lines.append(" ".join(points))
@@ -250,9 +273,16 @@ def context_chart(view: SessionView) -> Chart | None:
         "",
         "",
         f"max {max(t.context for t in turns):,}",
-        money(total_cost),
+        _cost_label(total_cost, _sum_estimate(turns)),
     ]
     return chart
+
+
+def _sum_estimate(turns: Iterable[Turn]) -> float | None:
+    total: float | None = None
+    for t in turns:
+        total = _add(total, t.estimated)
+    return total
 
 
 def _sum_cost(turns: Iterable[Turn]) -> float | None:
@@ -554,56 +584,79 @@ def _tool_chart(tools: dict[str, list[int]]) -> Chart:
     return chart
 
 
+def _cost_label(cost: float | None, est: float | None) -> str:
+    """``$3.70 + ~$20.66 est.``, ``~$20.66 est.``, ``$3.70`` or ``—``."""
+    if not est:
+        return money(cost)
+    if cost is None:
+        return f"~{money(est)} est."
+    return f"{money(cost)} + ~{money(est)} est."
+
+
 def project_chart(projects: Sequence[JSON]) -> Chart | None:
-    """Projects by cost (by tokens when no session reported a cost)."""
+    """Projects by cost (by tokens when no session reported or was given a cost): the cost
+    the providers reported plus, marked "est.", the estimate for messages that reported
+    none (``report.prices``), as the index's Cost column shows them; ranked by the two."""
     rows = []
     for p in projects:
         cost: float | None = None
+        est: float | None = None
         tok = 0
         for s in p["sessions"]:
             u = s.get("usage")
             if isinstance(u, dict) and u.get("cost") is not None:
                 cost = _add(cost, float(u["cost"]))
+            guess = finite_number(s.get("costEstimated"))
+            if guess:
+                est = _add(est, float(guess))
             tok += int(s.get("tokens") or 0)
-        rows.append((p, cost, tok))
+        rows.append((p, cost, est, tok))
     if not rows:
         return None
-    by_cost = any(c is not None for _, c, _ in rows)
-    rows.sort(key=lambda r: (-(r[1] or 0), -r[2]) if by_cost else (-r[2],))
-    top = max(((r[1] or 0) if by_cost else r[2]) for r in rows) or 1
+    by_cost = any(c is not None or e is not None for _, c, e, _ in rows)
+    rows.sort(key=lambda r: (-((r[1] or 0) + (r[2] or 0)), -r[3]) if by_cost else (-r[3],))
+    top = max((((r[1] or 0) + (r[2] or 0)) if by_cost else r[3]) for r in rows) or 1
     chart = Chart(
         "projects",
         "Projects by cost" if by_cost else "Projects by tokens (no cost data)",
-        note="Every session of the project, every branch.",
+        note="Every session of the project, every branch."
+        + (
+            " est.: estimated from a price table for messages that reported no cost."
+            if any(e is not None for _, _, e, _ in rows)
+            else ""
+        ),
         head=["Project", "Sessions", "Tokens", "Cost"],
     )
-    for p, cost, tok in rows[:15]:
-        v = (cost or 0) if by_cost else tok
+    for p, cost, est, tok in rows[:15]:
+        v = ((cost or 0) + (est or 0)) if by_cost else tok
         chart.hbars.append(
             HBar(
                 str(p.get("label") or p["cwd"]),
                 v / top * 100,
-                money(cost) if by_cost else tokens(tok),
-                f"{p['cwd']}: {money(cost)}, {tokens(tok)} tokens, {len(p['sessions'])} sessions",
+                _cost_label(cost, est) if by_cost else tokens(tok),
+                f"{p['cwd']}: {_cost_label(cost, est)}, {tokens(tok)} tokens, "
+                f"{len(p['sessions'])} sessions",
                 href=f"{p['key']}/index.html",
             )
         )
-    for p, cost, tok in rows:
+    for p, cost, est, tok in rows:
         chart.rows.append(
             [
                 (str(p.get("label") or p["cwd"]), f"{p['key']}/index.html"),
                 str(len(p["sessions"])),
                 tokens(tok),
-                money(cost),
+                _cost_label(cost, est),
             ]
         )
     total: float | None = None
-    for _, c, _ in rows:
+    total_est: float | None = None
+    for _, c, e, _ in rows:
         total = _add(total, c)
+        total_est = _add(total_est, e)
     chart.foot = [
         "Total",
-        str(sum(len(p["sessions"]) for p, _, _ in rows)),
-        tokens(sum(t for _, _, t in rows)),
-        money(total),
+        str(sum(len(p["sessions"]) for p, _, _, _ in rows)),
+        tokens(sum(t for _, _, _, t in rows)),
+        _cost_label(total, total_est),
     ]
     return chart

@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 from ..read.figures import utc_text
 from ..read.jsonutil import dumps, dumps_shown, finite_number
-from ..read.model import JSON, Entry, Session, content_text
+from ..read.model import JSON, Entry, Session, SkillBlock, content_text, skill_block
 from ..read.system import current_system, describe_update
 from ..read.tooloutput import diff_rows, grep_groups, split_exit, split_notice
 from ..read.tree import timestamp_ms
@@ -30,6 +30,7 @@ from ..report.branches import duration, figures_line
 from ..report.files import files_touched
 from ..report.outline import tool_call_target
 from ..report.prices import estimate_message
+from ..report.stats import failure
 from ..report.summary import session_span
 from ..text.ansi import ansi_to_html, escape_text, palette_css
 from ..text.cut import PLAIN, Derive
@@ -189,6 +190,24 @@ def cost_est(cost: Any, estimated: Any = None) -> Markup:
     return Markup((escape_text(shown) + " " if shown != "—" else "") + mark)
 
 
+def _skill_of(text: Any) -> SkillBlock | None:
+    """The skill a user message's text starts with (``read.model.skill_block``), or None."""
+    return skill_block(text) if isinstance(text, str) else None
+
+
+def active_cell(active: Any, span: Any) -> Markup:
+    """An index row's time: active time (idle gaps left out, ``report.stats.active_ms``)
+    and, under it when longer, the span from the first entry to the last; "—" for none."""
+    a, s = finite_number(active), finite_number(span)
+    if s is None:
+        return Markup("—")
+    if a is None or int(a) // 60 == int(s) // 60:
+        return Markup(escape_text(duration(a if a is not None else s)))
+    return Markup(
+        f'{escape_text(duration(a))}<span class="span-time">{escape_text(duration(s))} span</span>'
+    )
+
+
 FILTERS: dict[str, Callable[..., Any]] = {
     "markdown": _md,
     "ansi": _ansi,
@@ -297,6 +316,9 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
         describe_update=describe_update,
         own_removed_sections=removed_sections,
         figures_line=figures_line,
+        active_cell=active_cell,
+        failure_of=failure,
+        skill_of=_skill_of,
         other_fields=other_fields,
         cost_est=cost_est,
         version=__version__,
@@ -357,19 +379,24 @@ def entry_open(e: Entry, v: SessionView, s: Session, kind: str, role_label: str)
     eid = e.id
     dom = v.dom_of(eid)
     dim = " off-context" if eid in v.dimmed else ""
+    failed = failure(e)
+    fail = f' data-failure="{failed}"' if failed else ""
     head = [
         f'<article class="entry {escape_text(kind)}{dim}" id="{dom}" '
-        f'data-entry-id="{escape_text(eid)}" data-parent="{v.parent_dom[eid]}">\n'
+        f'data-entry-id="{escape_text(eid)}" data-parent="{v.parent_dom[eid]}"{fail}>\n'
         f'  <header class="entry-head">\n    <span class="role">{_plain(role_label)}</span>\n'
     ]
     if eid in s.labels:
         head.append(f'    <span class="badge label" title="label">{_plain(s.labels[eid])}</span>\n')
     c = v.out_of_context.get(eid)
-    if c is not None:
+    run = v.context_runs.get(eid) if c is not None else None
+    if c is not None and run is not None:  # once per run (issue 38): the rest are framed dashed
+        more = f" · {run} entries from here" if run > 1 else ""
         head.append(
             f'    <a class="badge muted" href="#{v.dom_of(c)}" title="Summarised by this '
-            'compaction: the model did not see it afterwards">not in context after compaction '
-            f"{v.compaction_no[c]}</a>\n"
+            "compaction: the model did not see it afterwards (nor the entries after it "
+            'framed with dashes)">not in context after compaction '
+            f"{v.compaction_no[c]}{more}</a>\n"
         )
     head.append(
         f'    <span class="spacer"></span>\n    <time>{_plain(_when(e.timestamp))}</time>\n'

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +22,7 @@ from ..read.system import SystemState, current_system, leading_system_ids
 from ..read.tree import Row, flatten
 from ..report.branches import branch_summaries
 from ..report.outline import tree_row_text
-from ..report.stats import Figures, file_figures, path_figures
+from ..report.stats import Figures, failure, file_figures, path_figures
 from ..report.subagents import SessionOutcome
 
 _SAFE_ID = re.compile(r"^(?!x[0-9a-f]{12})[A-Za-z0-9_.:~-]{1,64}$")
@@ -78,6 +79,8 @@ class OutlineRow:
     """The current leaf (the last entry in the file)."""
     is_end: bool
     """Any leaf: choosing it shows one whole path."""
+    failure: str | None = None
+    """How the entry failed (``report.stats.failure``): the row is marked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +196,12 @@ class SessionView:
     subagents_of: dict[str, list[Subagent]] = field(default_factory=dict)
     """Entry id → the subagent sessions it started (a tool result naming them, or the call
     whose run they began in)."""
+    context_runs: dict[str, int] = field(default_factory=dict)
+    """First entry of each run of entries one compaction summarised away (each one's parent
+    summarised by the same compaction) → entries in the run: the run's first entry says
+    "not in context after compaction N" once, the others only wear the dashed frame."""
+    summarised: dict[str, int] = field(default_factory=dict)
+    """Compaction id → entries it summarised away (its marker says so)."""
 
     @property
     def cost_with_subagents(self) -> float | None:
@@ -249,6 +258,7 @@ def build_view(
             ),
             leaf=row.id == tree.leaf_id,
             is_end=row.id not in tree.children,
+            failure=failure(session.by_id[row.id]),
         )
         for row in flatten(tree)
     ]
@@ -273,6 +283,8 @@ def build_view(
         out_of_context=out_of_context,
         dimmed=dimmed,
         compaction_no=numbers,
+        context_runs=_context_runs(session, out_of_context, paired),
+        summarised=Counter(out_of_context.values()),
         left_leaves=branch_summaries(session),
         path_figures=path_figures(session),
         file_figures=file_figures(session),
@@ -401,6 +413,38 @@ def _subtree_sizes(session: Session) -> dict[str, tuple[int, int]]:
             leaves += lv
         sizes[node] = (entries, leaves)
     return sizes
+
+
+_UNFRAMED = frozenset(
+    {"model_change", "thinking_level_change", "session_info", "label", "context_edit", "usage"}
+)
+"""Entry types the page draws as a one-line marker, with no header to hold a badge."""
+
+
+def _context_runs(
+    session: Session, out_of_context: dict[str, str], paired: set[str]
+) -> dict[str, int]:
+    """Runs of entries one compaction summarised away, each a chain of parent and child:
+    the first entry of each that has a header (not a one-line marker, not a tool result
+    drawn inside its call) → how many entries of the run the page draws on their own
+    (``SessionView.context_runs``)."""
+    parent = session.tree.parent
+    start_of: dict[str, str] = {}
+    holder: dict[str, str] = {}
+    runs: dict[str, int] = {}
+    for e in session.entries:
+        c = out_of_context.get(e.id)
+        if c is None:
+            continue
+        p = parent.get(e.id)
+        start = start_of.get(p, e.id) if p is not None and out_of_context.get(p) == c else e.id
+        start_of[e.id] = start
+        if e.id in paired:
+            continue
+        if start not in holder and e.type not in _UNFRAMED:
+            holder[start] = e.id
+        runs[start] = runs.get(start, 0) + 1
+    return {h: runs[start] for start, h in holder.items()}
 
 
 def _compactions(session: Session) -> tuple[dict[str, str], set[str], dict[str, int]]:

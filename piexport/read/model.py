@@ -275,6 +275,47 @@ _CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*\Z")
 _STRONG = re.compile(r"(\*\*|__|`)(?=\S)(.+?)(?<=\S)\1")
 
 
+_SKILL_OPEN = re.compile(r'\A<skill name="([^"\r\n]+)" location="([^"\r\n]*)">\n')
+_FENCE = re.compile(r"\A {0,3}(`{3,}|~{3,})")
+
+
+@dataclass(frozen=True, slots=True)
+class SkillBlock:
+    """A skill as pi sends it in a user message (``/skill:name args``): the skill file's
+    body inside ``<skill name=… location=…>`` … ``</skill>``, then the user's own words."""
+
+    name: str
+    location: str
+    body: str
+    rest: str
+
+
+def skill_block(text: str) -> SkillBlock | None:
+    """The skill a user message starts with, or None. As pi reads it: the block ends at the
+    first line ``</skill>`` outside a code fence of the body (a fence may quote the tag)."""
+    head = _SKILL_OPEN.match(text)
+    if not head:
+        return None
+    lines = text[head.end() :].split("\n")
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        if fence is None and line == "</skill>":
+            return SkillBlock(
+                head.group(1),
+                head.group(2),
+                "\n".join(lines[:i]),
+                "\n".join(lines[i + 1 :]).strip(),
+            )
+        mark = _FENCE.match(line)
+        if mark and fence is None:
+            fence = mark.group(1)
+        elif mark and fence is not None:  # a closing fence: the same kind, as long, bare
+            run = mark.group(1)
+            if run[0] == fence[0] and len(run) >= len(fence) and not line.strip()[len(run) :]:
+                fence = None
+    return None
+
+
 def _first_line(text: str) -> str:
     return " ".join(next((ln for ln in text.split("\n") if ln.strip()), "").split())
 

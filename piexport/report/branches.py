@@ -76,6 +76,12 @@ class Branch:
             return None
         return (f.last_ms - f.first_ms) / 1000
 
+    @property
+    def active_seconds(self) -> float | None:
+        """Time spent working on its own part (``stats.active_ms``: idle gaps left out)."""
+        f = self.figures
+        return None if f.active_ms is None else f.active_ms / 1000
+
     def as_json(self) -> JSON:
         """The stable shape (README: ``piexport branches``); the first seven keys are the
         issue's, the rest say what the page shows beside them."""
@@ -94,6 +100,7 @@ class Branch:
             "started": iso_time(self.figures.first_ms),
             "ended": iso_time(self.figures.last_ms),
             "durationSeconds": self.duration_seconds,
+            "activeSeconds": self.active_seconds,
             "summaries": [text for _id, text in self.summaries],
         }
 
@@ -177,7 +184,7 @@ def describe(session: Session, leaf: str, shared: int, current: bool, fork: str 
         path=path,
         fork_from=fork,
         shared=shared,
-        figures=compute_figures(session.by_id[i] for i in own),
+        figures=compute_figures((session.by_id[i] for i in own), estimate=True),
         labels=[session.labels[i] for i in own if i in session.labels],
         last_user=user,
         last_answer=answer,
@@ -223,8 +230,18 @@ def figures_line(b: Branch) -> str:
     """turns · tool calls · errors · tokens · cost · files · time: one line of figures."""
     line = figures_text(b.figures)
     if b.duration_seconds is not None:
-        line += f" · {duration(b.duration_seconds)}"
+        line += f" · {active_text(b.active_seconds, b.duration_seconds)}"
     return line
+
+
+def active_text(active: float | None, span: float | None) -> str:
+    """``1h 02m active · 3h 10m span``: time spent working, and the span from the first entry
+    to the last when idle gaps (``stats.IDLE_GAP_MS``) make it longer."""
+    if span is None:
+        return "—"
+    if active is None or int(active) // 60 == int(span) // 60:
+        return f"{duration(active if active is not None else span)} active"
+    return f"{duration(active)} active · {duration(span)} span"
 
 
 def figures_text(f: Figures) -> str:
@@ -233,14 +250,24 @@ def figures_text(f: Figures) -> str:
     parts = [
         plural(f.messages.get("user", 0), "turn"),
         plural(sum(f.tool_calls.values()), "tool call"),
-        plural(f.tool_errors, "tool error"),
+        plural(f.error_count, "error"),
         f"{tokens(f.tokens['total'])} tokens",
-        f"cost {money(f.cost or None)}",
+        f"cost {cost_text(f)}",
         plural(len(f.files_modified), "file") + " modified",
     ]
     if f.compactions:
         parts.append(plural(f.compactions, "compaction"))
     return " · ".join(parts)
+
+
+def cost_text(f: Figures) -> str:
+    """The reported cost and, marked, the estimate for messages that reported none (as the
+    page header shows them): ``$0.50 + ~$0.0054 est.``, ``~$0.0054 est.`` or ``—``."""
+    reported = money(f.cost or None)
+    est = f.known_estimate
+    if not est:
+        return reported
+    return f"~{money(est)} est." if f.cost == 0 else f"{reported} + ~{money(est)} est."
 
 
 def plural(n: int, word: str) -> str:

@@ -17,8 +17,7 @@ from typing import Any, Literal
 from ..read.model import JSON, Session
 from ..read.tooloutput import split_notice
 from ..text.mdsafe import code_fence, code_span, html_text, inline_text
-from ..text.numbers import money
-from .branches import ENDED_BADLY, last_texts, message_text, one_line
+from .branches import ENDED_BADLY, cost_text, last_texts, message_text, one_line
 from .files import shown_path
 from .linediff import line_counts, opcodes, unified
 from .stats import Figures, compute_figures
@@ -140,7 +139,7 @@ def turns_of(
             continue
         first = session.by_id[group[0]]
         request = message_text(first, session.derive) if first.role == "user" else None
-        figures = compute_figures(session.by_id[i] for i in group)
+        figures = compute_figures((session.by_id[i] for i in group), estimate=True)
         _user, answer, stop = last_texts(session, group)
         has_assistant = figures.messages.get("assistant", 0) > 0
         turn = Turn(
@@ -283,7 +282,7 @@ class Cache:
             if key not in self.segments:
                 part: list[tuple[str, float]] = []
                 stretch = (session.by_id[e] for e in own[start : i + 1])
-                self.segments[key] = compute_figures(stretch, part), part
+                self.segments[key] = compute_figures(stretch, part, estimate=True), part
             figures, part = self.segments[key]
             total.add(figures)
             costs += part
@@ -316,7 +315,7 @@ def _side(session: Session, leaf: str, shared: int, cache: Cache | None = None) 
         own=own,
         figures=cache.figures(session, own)
         if cache is not None
-        else compute_figures(session.by_id[i] for i in own),
+        else compute_figures((session.by_id[i] for i in own), estimate=True),
         turns=turns_of(session, own, cache.turns if cache is not None else None),
         stop=stop,
         versions=versions,
@@ -405,7 +404,7 @@ def compare_markdown(session: Session, c: Comparison) -> str:
         ended = inline_text(side.stop) if side.stop in ENDED_BADLY and side.stop else "ok"
         lines.append(
             f"| {n} | {f.messages.get('user', 0)} | {sum(f.tool_calls.values())} | "
-            f"{f.tool_errors} | {f.tokens['total']} | {money(f.cost or None)} | "
+            f"{f.tool_errors} | {f.tokens['total']} | {cost_text(f)} | "
             f"{len(f.files_modified)} | {ended} |"
         )
     lines += ["", "**Turns**, aligned by request", "", "| | A | B |", "|---|---|---|"]

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..read.jsonutil import dumps, finite_number
-from ..read.model import Entry, Session, content_text
+from ..read.model import Entry, Session, content_text, skill_block
 from ..read.pairing import tool_calls_by_id
 from ..read.system import describe_update, leading_system_ids
 from ..read.tree import flatten
@@ -298,7 +298,12 @@ def _tree_row(
     if role == "bashExecution" and msg is not None:
         return "[bash]: " + _one_line(command_head(str(msg.get("command") or ""), cwd))
     if role in ("user", "assistant") and msg is not None:
-        said = _one_line(plain_words(content_text(msg.get("content"))))
+        text = content_text(msg.get("content"))
+        skill = skill_block(text.lstrip("\n")) if role == "user" else None
+        if skill is not None:  # as pi's tree shows a skill: its name, then the user's words
+            rest = _one_line(plain_words(skill.rest))
+            return f"user: [skill] {_one_line(skill.name)}" + (f" · {rest}" if rest else "")
+        said = _one_line(plain_words(text))
         if said:
             return f"{role}: {said}"
     return _summary(entry, calls, leading)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from ..read.figures import UsageSource, usage_is_valid
@@ -21,6 +22,10 @@ TOKEN_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 EXTRA_TOKEN_KEYS = ("reasoning", "cacheWrite1h")
 """Reported by some providers; counted on their own (pi's ``totalTokens`` already holds
 them, so they are not added to the total a second time)."""
+IDLE_GAP_MS = 15 * 60 * 1000
+"""A gap between two entries longer than this (15 minutes) is idle time, not work: the
+reader away, a night between two sittings. Active time (``active_ms``) leaves such gaps out
+whole; a session's span (first entry to last) keeps them."""
 READ_TOOLS = frozenset({"read"})
 WRITE_TOOLS = frozenset({"edit", "write"})
 
@@ -89,6 +94,9 @@ class Figures:
     compactions: int = 0
     first_ms: int | None = None
     last_ms: int | None = None
+    active_ms: int | None = None
+    """Time spent working (``active_ms``): the gaps between consecutive entries in time,
+    each longer than ``IDLE_GAP_MS`` left out; None with no timestamp."""
     by_kind: dict[str, Tally] = field(default_factory=dict)
     """Tokens and cost by what they paid for (``read.figures.USAGE_KINDS``, usage entry kinds): the
     totals above are their sum, as pi 1.5's ``/session`` adds them up."""
@@ -141,6 +149,9 @@ class Figures:
         self.compactions += other.compactions
         for kind, tally in other.by_kind.items():
             self.by_kind.setdefault(kind, Tally()).add(tally)
+        if other.active_ms is not None:
+            # the parts' own active times: a gap between two parts is not counted
+            self.active_ms = (self.active_ms or 0) + other.active_ms
         for ms in (other.first_ms, other.last_ms):
             if ms is not None:
                 self.first_ms = ms if self.first_ms is None else min(self.first_ms, ms)
@@ -167,6 +178,12 @@ class Figures:
         return round(self.cost_estimated, 6) if self.estimated else None
 
     @property
+    def error_count(self) -> int:
+        """Failed entries (``failure``): turns that ended in an error or were stopped, and
+        tool results marked as errors. The one error count a reader sees, everywhere."""
+        return self.errors + self.tool_errors
+
+    @property
     def message_count(self) -> int:
         return sum(self.messages.values())
 
@@ -186,10 +203,12 @@ def compute_figures(
     ``cost_estimated``, apart from ``cost``)."""
     f = Figures()
     seen_models: set[str] = set()
+    times: list[int] = []
     for e in entries:
         f.entries += 1
         ms = timestamp_ms(e.timestamp)
         if ms is not None:
+            times.append(ms)
             f.first_ms = ms if f.first_ms is None else min(f.first_ms, ms)
             f.last_ms = ms if f.last_ms is None else max(f.last_ms, ms)
         if e.type == "compaction":
@@ -205,19 +224,46 @@ def compute_figures(
             continue
         role = msg.get("role")
         f.messages[role if isinstance(role, str) else "?"] += 1
-        if role == "toolResult" and msg.get("isError") is True:
+        failed = failure(e)
+        if failed == "tool":
             f.tool_errors += 1
+        elif failed is not None:
+            f.errors += 1
         if role != "assistant":
             continue
-        if msg.get("stopReason") in ("error", "aborted"):
-            f.errors += 1
         if estimate:
             _add_estimate(f, msg, e.timestamp)
         content = msg.get("content")
         for block in content if isinstance(content, list) else ():
             if isinstance(block, dict) and block.get("type") == "toolCall":
                 _add_tool_call(f, block)
+    f.active_ms = active_ms(times) if times else None
     return f
+
+
+def failure(entry: Entry) -> str | None:
+    """How an entry failed, the one definition every error count and mark uses (the index's
+    Errors column, the header's, the branch cards, the errors-only view, the tree's marks):
+    ``"error"`` for an assistant turn that ended in an error, ``"aborted"`` for one that was
+    stopped, ``"tool"`` for a tool result marked ``isError``; None for anything else."""
+    msg = entry.message
+    if entry.type != "message" or msg is None:
+        return None
+    role = msg.get("role")
+    if role == "toolResult":
+        return "tool" if msg.get("isError") is True else None
+    if role == "assistant":
+        stop = msg.get("stopReason")
+        return stop if stop in ("error", "aborted") else None
+    return None
+
+
+def active_ms(times: Iterable[int], idle_ms: int = IDLE_GAP_MS) -> int:
+    """Time spent working over these moments (entries' times, in any order): the sum of the
+    gaps between consecutive ones, a gap longer than ``idle_ms`` counted as idle (left out
+    whole). Never negative, never more than the span from the first to the last."""
+    ordered = sorted(times)
+    return sum(gap for a, b in pairwise(ordered) if (gap := b - a) <= idle_ms)
 
 
 def _add_usage(

@@ -16,7 +16,7 @@ from ..read.tree import timestamp_ms
 from ..text.cut import Derive
 from ..text.mdsafe import code_fence, inline_text
 from .files import shown_path
-from .stats import Figures, compute_figures, file_figures
+from .stats import Figures, active_ms, compute_figures, file_figures
 
 FAIL_CONDITIONS = ("tool-error", "error", "aborted")
 TRIM = 600
@@ -34,6 +34,13 @@ class Span:
     """The header's time, as written."""
     copied_from: int | None = None
     """A fork's copied history: the time of its first (copied) entry."""
+    active_ms: int | None = None
+    """Time spent working from ``start`` to ``end`` (``stats.active_ms``: gaps between
+    entries over 15 minutes are idle); the span (``seconds``) keeps them."""
+
+    @property
+    def active_seconds(self) -> float | None:
+        return None if self.active_ms is None else self.active_ms / 1000
 
     @property
     def seconds(self) -> float | None:
@@ -61,17 +68,17 @@ def session_span(session: Session, every: Figures | None = None) -> Span:
         return Span(header_ms, header_ms, header_ms)
     assert last is not None
     if header_ms is None or header_ms <= first or header_ms > last:
-        return Span(first, last, header_ms)
+        return Span(first, last, header_ms, active_ms=every.active_ms)
     if header is None or not header.parent_session:
         # no parent named: nothing was copied (a version-1 file's header can be dated
         # after its first entries), so its first entry is where it starts
-        return Span(first, last, header_ms)
+        return Span(first, last, header_ms, active_ms=every.active_ms)
     own = [
         ms
         for e in session.entries
         if (ms := timestamp_ms(e.timestamp)) is not None and ms >= header_ms
     ]
-    return Span(min(own), last, header_ms, copied_from=first)
+    return Span(min(own), last, header_ms, copied_from=first, active_ms=active_ms(own))
 
 
 def summary_json(session: Session, leaf_id: str | None = None) -> JSON:
@@ -89,6 +96,7 @@ def summary_json(session: Session, leaf_id: str | None = None) -> JSON:
             "ended": iso_time(span.end),
             "headerTime": iso_time(span.header),
             "durationSeconds": span.seconds,
+            "activeSeconds": span.active_seconds,
             "parentSession": header.parent_session if header else None,
         },
         "path": path.as_json(),
@@ -166,6 +174,7 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     )
     title = session.title or "pi session"
     duration = data["session"]["durationSeconds"]
+    active = data["session"]["activeSeconds"]
     lines = [f"### pi session: {inline_text(title)}", ""]
     if link and _link_ok(link):
         lines += [f"[Open the full transcript](<{link}>)", ""]
@@ -174,11 +183,12 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
     stops = [(e.message or {}).get("stopReason") for e in entries if e.role == "assistant"]
     last_stop = stops[-1] if stops else None
     lines += [
-        "| tokens in | tokens out | cache read | cache write | cost | duration | tool calls "
+        "| tokens in | tokens out | cache read | cache write | cost | active | span | tool calls "
         "| tool errors | turns ended in error |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         f"| {fig.tokens['input']} | {fig.tokens['output']} | {fig.tokens['cacheRead']} | "
         f"{fig.tokens['cacheWrite']} | {_cost_cell(fig)} | "
+        f"{'—' if active is None else f'{active:.0f} s'} | "
         f"{'—' if duration is None else f'{duration:.0f} s'} | {sum(fig.tool_calls.values())} | "
         f"{fig.tool_errors} | {fig.errors} |",
         "",

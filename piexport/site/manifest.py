@@ -131,16 +131,20 @@ def _record_ok(rec: SessionRecord) -> bool:
         and all(s[k] is None or isinstance(s[k], str) for k in _SUMMARY_TEXT)
         and all(s[k] is None or _is_int(s[k]) for k in _SUMMARY_COUNTS)
         and all(s[k] is None or chartable(s[k]) for k in ("started", "last", "headerTime"))
-        and all(
-            s[k] is None or _is_number(s[k])
-            for k in ("durationSeconds", "cost", "costEstimated", "costWithSubagents")
-        )
+        and all(s[k] is None or _is_number(s[k]) for k in _SUMMARY_NUMBERS)
         and (s["models"] is None or _all(s["models"], str))
         and (s["tokensDetail"] is None or _tokens_ok(s["tokensDetail"]))
         and (s["usage"] is None or _usage_ok(s["usage"]))
     )
 
 
+_SUMMARY_NUMBERS = (
+    "durationSeconds",
+    "activeSeconds",
+    "cost",
+    "costEstimated",
+    "costWithSubagents",
+)
 _SUMMARY_TEXT = ("id", "name", "title", "titleChip", "titleText", "cwd", "file", "parentSession")
 _SUMMARY_COUNTS = (
     "started",

@@ -20,10 +20,49 @@ function land(el, range) {
   var match = range ? range.getBoundingClientRect() : { top: box.top, bottom: box.top + Math.min(box.height, 80) };
   for (var i = 0; i < heads.length; i++) {
     var headTop = heads[i].getBoundingClientRect().top;
-    if (match.bottom - headTop <= room - 24) { window.scrollBy(0, headTop - top); return; }
+    if (match.bottom - headTop <= room - 24) { window.scrollBy(0, headTop - top); pin(el); return; }
   }
   window.scrollBy(0, match.top - top - (range ? room / 3 : 0));
+  pin(el);
 }
+
+// A place landed on stays where it landed while what is above it takes its real height:
+// on a big page the parts near the new position are built (the "lazy" part) and entries
+// drawn for the first time (content-visibility) only after the scroll, and the browser's
+// own scroll anchoring may hold on to one of them (a waiting part at the screen's top edge,
+// under the toolbar) and let the place sink thousands of pixels. So after a landing the
+// page follows the place: at each layout change (ResizeObserver: after layout, before
+// paint, so no wrong frame shows) and each frame, until 60 frames pass with nothing to
+// correct, or the reader scrolls, clicks or types.
+var pinned = null, pinTop = 0, pinCalm = 0, pinWatch = null, pinLoop = false;
+function pin(el) {
+  pinned = el;
+  pinTop = el.getBoundingClientRect().top;
+  pinCalm = 0;
+  if (!pinWatch && "ResizeObserver" in window) pinWatch = new ResizeObserver(holdPin);
+  if (pinWatch) pinWatch.observe(document.body);
+  if (!pinLoop) { pinLoop = true; window.requestAnimationFrame(pinFrame); }
+}
+function holdPin() {  // true when the place had moved and was put back
+  if (!pinned) return false;
+  if (!pinned.isConnected) { unpin(); return false; }
+  var moved = pinned.getBoundingClientRect().top - pinTop;
+  if (Math.abs(moved) < 1) return false;
+  window.scrollBy(0, moved);
+  return true;
+}
+function pinFrame() {
+  if (pinned) pinCalm = holdPin() ? 0 : pinCalm + 1;
+  if (pinned && pinCalm < 60) window.requestAnimationFrame(pinFrame);
+  else { unpin(); pinLoop = false; }
+}
+function unpin() {
+  pinned = null;
+  if (pinWatch) pinWatch.disconnect();
+}
+["wheel", "touchstart", "keydown", "pointerdown"].forEach(function (type) {
+  window.addEventListener(type, unpin, { capture: true, passive: true });
+});
 
 // the words a search result's link came for (session.html?hl=WORDS#entry-ID)
 function landingWords() {

@@ -22,9 +22,13 @@ function setView(view, remember) {
     } catch (e) { /* the select still works */ }
   }
   if (viewCount) {
-    var n = 0, all = main.querySelectorAll("article.entry, .inline-marker");
+    // the errors view counts failed entries, as the header and the index do (a turn that
+    // ended in an error or was stopped, a failed tool call: data-failure, set from the one
+    // definition in report/stats.py); the others count the entries they show
+    var errors = view === "errors";
+    var n = 0, all = main.querySelectorAll(errors ? "[data-failure]" : "article.entry, .inline-marker");
     for (var i = 0; view && i < all.length; i++) if (shownNow(all[i])) n++;
-    viewCount.textContent = !view ? "" : n ? n + " shown" : "none here";
+    viewCount.textContent = !view ? "" : !n ? "none here" : errors ? n + " error" + (n === 1 ? "" : "s") + " shown" : n + " shown";
   }
 }
 

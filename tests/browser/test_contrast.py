@@ -21,6 +21,7 @@ from piexport.site.build import build_site
 
 from tests.support.browser import HAS_JS, Watch
 from tests.support.contrast import LOW_CONTRAST
+from tests.support.errors_session import errors_session
 from tests.support.sessions import DATA, SAMPLES, bench_session
 
 pytestmark = pytest.mark.browser
@@ -40,6 +41,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     (root / "--home-bench-shop--" / "2025-06-01T09-00-00-000Z_bench.jsonl").write_bytes(
         bench_session(150)
     )
+    # issue 38: failed entries marked in the tree, a folded skill, the Active column
+    errors_session(root / "--home-errors--")
     out = root.parent / "site"
     build_site(root, out, jobs=1)
     yield out

@@ -79,11 +79,31 @@ def test_estimates_are_apart_and_marked_everywhere(
     cost = [td.get_text(" ", strip=True) for td in soup.select("table.figures tbody td.cost")]
     assert cost == ["$0.5000 + ~$0.0054 est."] * 2
     assert "~$0.0054 est." in soup.select(".usage")[0].get_text()
+    # the context chart: each turn's cost, its estimate marked, and the same total
+    chart = soup.select_one("figure.chart-context")
+    assert chart is not None
+    cells = [tr.find_all("td")[-1].get_text() for tr in chart.select("tbody tr")]
+    assert cells == ["~$0.0054 est.", "$0.5000"]
+    assert chart.select("tfoot td")[-1].get_text() == "$0.5000 + ~$0.0054 est."
     # the indexes
     build_site(tmp_path / "root", tmp_path / "site", jobs=1)
     index = BeautifulSoup((tmp_path / "site" / "index.html").read_text(), "html.parser")
     cell = index.select_one("#recent-table tbody td.cost")
     assert cell.get_text(" ", strip=True) == "$0.5000 + ~$0.0054 est."
+    # issue 38: every other place a cost is shown: the projects chart (its bars and its
+    # table), the project page's row, a branch card and the compare view's figures
+    chart = index.select_one("#chart-projects, figure.chart-projects")
+    assert chart is not None
+    assert "$0.5000 + ~$0.0054 est." in chart.get_text(" ", strip=True)
+    project = BeautifulSoup(
+        next((tmp_path / "site").glob("*/index.html")).read_text(), "html.parser"
+    )
+    row = project.select_one("table.sessions tbody td.cost")
+    assert row is not None and row.get_text(" ", strip=True) == "$0.5000 + ~$0.0054 est."
+    from piexport.report.branches import figures_line, list_branches
+
+    [branch] = list_branches(load_session(path))
+    assert "cost $0.5000 + ~$0.0054 est." in figures_line(branch)
 
 
 NO_NETWORK = """

@@ -146,6 +146,7 @@ def test_json_figures_match_an_independent_count(runner: CliRunner, path: Path) 
         "ended",
         "headerTime",
         "durationSeconds",
+        "activeSeconds",
         "parentSession",
     }
 

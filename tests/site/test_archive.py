@@ -90,7 +90,7 @@ def test_start_and_end_come_from_the_entries(
     meta = {d.dt.get_text(): d.dd.get_text(" ", strip=True) for d in soup.select("dl.meta > div")}
     assert meta["Started"].startswith("2025-01-01 10:00:00 UTC")
     assert "the file is dated 2025-01-01 12:00:00 UTC" in meta["Started"]
-    assert meta["Last entry"].endswith("1m 05s")
+    assert meta["Duration"].startswith("1m 05s active") and "1m 05s span" in meta["Duration"]
 
     out = tmp_path / "site"
     build_site(tmp_path / "root", out, jobs=1)
@@ -238,7 +238,7 @@ def test_the_root_index_opens_with_recent_sessions_then_projects_then_charts(
     rows = soup.select("#recent-table tbody tr")
     assert [r.select_one("td.project").get_text() for r in rows] == ["y", "y", "x"]
     heads = [th.get_text() for th in soup.select("#recent-table th")]
-    assert heads == ["Session", "Project", "Last activity", "Duration", "Cost", "Errors"]
+    assert heads == ["Session", "Project", "Last activity", "Active", "Cost", "Errors"]
     # two sessions of one project with one title are told apart by date; not across projects
     y_index = _soup(next(p for p in site.glob("w-y-*/index.html")))
     dups = [d.get_text() for d in y_index.select("td.title .dup")]
@@ -397,4 +397,4 @@ def test_a_fork_starts_at_its_own_first_turn(make_session: MakeSession, runner: 
     meta = {d.dt.get_text(): d.dd.get_text(" ", strip=True) for d in soup.select("dl.meta > div")}
     assert meta["Started"].startswith("2025-01-01 10:31:00 UTC")
     assert "forked with starts 2025-01-01 10:00:00 UTC" in meta["Started"]
-    assert meta["Last entry"].endswith("1m 30s")
+    assert meta["Duration"].startswith("1m 30s active") and "1m 30s span" in meta["Duration"]
