@@ -93,13 +93,13 @@ _END = r"(?![A-Za-z0-9_-])"
 # assignment, an XML element, .netrc, .pgpass, a connection string). Every repeat is bounded
 # and no unbounded repeat holds another, so a rule's time grows with the text, not faster.
 
-WORDS_KEYS = "pass secret token api access private credential _auth"
+WORDS_KEYS = "pass secret token api access private credential auth"
 """Every secret word contains one of these (lower-cased)."""
 
 _WORD = (  # its first letter as a set first: a text is scanned for it fast, then the rest
-    r"[PpSsTtAaCc_](?i:(?<=p)(?:ass(?:word|wd|phrase)|ass(?<![a-z]pass)|rivate[_-]?key)"
+    r"[PpSsTtAaCc_](?i:(?<=p)(?:ass(?:word|wd|phrase)|ass(?<![a-z]pass)(?![a-z])|rivate[_-]?key)"
     r"|(?<=s)ecret|(?<=t)oken|(?<=a)(?:pi[_-]?key|ccess[_-]?key)|(?<=c)redentials?"
-    r"|(?<=_)(?<![a-z]_)auth)"
+    r"|(?<=_)(?<![a-z]_)auth|(?<=a)(?<![a-z]a)uth)"
 )
 """A secret word, in any case: what makes a key name a secret (``db.password``,
 ``DB_PASSWORD``, ``client-secret``, ``_authToken``); ``pass`` and ``_auth`` only as a word
@@ -116,13 +116,13 @@ _NAMES_A_SECRET = (
     r"|header|policy|expires?|expiry|ttl|count|limit|format|version|kind|min|max|size"
     r"|timeout|budget|usage|enabled|required|invalid|expired|missing|revoked|mismatch|error"
     r"|errors|denied|exceeded|rejected|provided|regex|pattern|strength|length|label|mode"
-    r"|location|source|store|manager|helper|cmd|command|var|variable|arn|key[_-]?id)"
+    r"|location|source|store|manager|helper|cmd|command|var|variable|arn|tag|key[_-]?id)"
 )
 _KEY = "".join(
     [
         r"(?P<key>",
         _WORD,
-        r"(?-i:(?![a-z]))",  # not tokenizer, not tokens, not passwordless
+        r"(?-i:(?![a-z]))(?![sS](?![A-Za-z]))",  # not tokenizer, tokens, MAX_TOKENS, SECRETS_
         # not password_file, secretName, token_url, api_key_env, PASSWORD_MIN_LENGTH
         rf"(?![\w.-]{{0,30}}?(?:[_.-]|(?-i:(?<=[a-z])(?=[A-Z]))){_NAMES_A_SECRET}"
         r"(?:[_.-]?[a-z0-9]{1,8})?(?![\w.-]))",
@@ -137,23 +137,27 @@ writes (``\\n`` ends the value there: the text it was made from had a line end).
 _VALUE_END = r"[,;)\]}]"
 _VALUE = "".join(
     [
-        r"(?:\"(?P<secret>[^\"\r\n]{1,8192})\"",  # quoted: up to its closing quote
-        r"|'(?P<secret2>[^'\r\n]{1,8192})'",
-        r"|`(?P<secret3>[^`\r\n]{1,8192})`",
+        # quoted: up to its closing quote (a value never starts or ends with a space: ``"a:"
+        # and "b"`` are two strings)
+        r'(?:"""(?P<secret7>[^"]{1,8192})"""'
+        r"|'''(?P<secret8>[^']{1,8192})'''"  # TOML's multi-line strings
+        r"|\"(?P<secret>[^\"\s](?:[^\"\r\n]{0,8190}[^\"\s])?)\"",
+        r"|'(?P<secret2>[^'\s](?:[^'\r\n]{0,8190}[^'\s])?)'",
+        r"|`(?P<secret3>[^`\s](?:[^`\r\n]{0,8190}[^`\s])?)`",
         r"|(?P<eq>\\{1,7}[\"'])(?P<secret4>[^\"'\\\r\n]{1,8192})(?P=eq)",  # in a string
         # bare: up to a space, a quote, a tag, or ; , ) ] } that ends it (a comment or
         # anything after a space is not the value)
-        rf"|(?!#|//|[(\[{{])(?P<secret5>{_BARE}{{1,8192}}(?:{_VALUE_END}{{1,8}}{_BARE}{{1,8192}}){{0,32}}))",
+        rf"|(?!#|//|[(\[{{])(?P<secret5>{_BARE}{{1,8192}}(?:{_VALUE_END}{{1,8}}(?=[A-Za-z0-9]){_BARE}{{1,8192}}){{0,32}}))",
     ]
 )
 _SPACE = r"[ \t]{0,64}"
 _ASSIGNMENT = "".join(
     [
         _KEY,
-        r"(?P<kq>\\{0,7}[\"'])?",  # the key's closing quote
+        r"(?:(?P<kq>\\{0,7}[\"'])\]?)?",  # the key's closing quote (and an index's: ENV["X"])
         r"(?:",
         # an operator: = : => := (a colon not part of :: or a URL's ://)
-        rf"{_SPACE}(?P<op>=>|:=|=|:(?![:/]))",
+        rf"{_SPACE}(?P<op>=>|:=|\?=|=|:(?![:/])|,(?=[ \t]{{0,8}}[\"']))",
         r"(?:",
         rf"{_SPACE}\\\r?\n{_SPACE}",  # a shell line continuation
         rf"|{_SPACE}(?:!\w{{1,16}}[ \t]{{1,8}})?(?P<block>[|>][+-]?[1-9]?[+-]?)[ \t]{{0,8}}"
@@ -170,6 +174,19 @@ _ASSIGNMENT = "".join(
     ]
 )
 """``KEY sep VALUE`` in every layout the common formats use (see the module's rules)."""
+_NAME_VALUE = "".join(
+    [
+        r"[NnKk](?i:(?<=n)ame|(?<=k)ey)(?![\w-])[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?",
+        rf"[\w.-]{{0,40}}?{_KEY}[\"']?",
+        # then the value's name: after a comma, spaces (XML attributes) or on the next line
+        r"(?:[ \t]{0,8},[ \t]{0,8}|[ \t]{1,8}|[ \t]{0,8}\r?\n[ \t]{0,64}(?:-[ \t]{1,8})?)",
+        r"[\"']?(?i:value)[\"']?[ \t]{0,8}(?P<op>[:=])[ \t]{0,8}",
+        _VALUE,
+    ]
+)
+"""A name and its value given apart: Kubernetes' and compose's ``- name: DB_PASSWORD`` /
+``value: …``, ``{"name": "API_KEY", "value": "…"}`` (ECS, GitHub), .NET's
+``<add key="DbPassword" value="…"/>``."""
 _XML_ELEMENT = (
     rf"<(?:[\w-]{{1,30}}:)?[\w.-]{{0,30}}?{_KEY}(?:[ \t][^<>\r\n]{{0,256}})?>"
     r"\s{0,64}(?P<secret>[^<\s](?:[^<]{0,8192}[^<\s])?)\s{0,64}</"
@@ -202,10 +219,17 @@ _CLI_PASSWORD = (
 _CODE = re.compile(r"(?:[!~&*]|\+\+|--)?[A-Za-z_$](?:[A-Za-z_.$]{0,200}|[\w.$]{0,200}[(\[].*)")
 """A reference, not a value: a name, a dotted name, a call or an index (``self.token``,
 ``get_token()``, ``config["x"]``, ``++current``, ``!ok``)."""
+_ATTRIBUTE = re.compile(
+    r"(?:token|secret|password|credentials?|auth)\.(?!(?:value|key|secret|password|token)$)"
+    r"[a-z_]{1,30}"
+)
+"""``token.markup``, ``secret.name``: the attribute of an object named for a secret."""
 _NUMBER = re.compile(r"[+-]?\d{1,5}(?:[.,]\d{1,6})?[a-z%]{0,3}")
 """A number, maybe with a unit: a count, a length, a timeout (a PIN of six or more digits is
 still a secret)."""
-_NEXT_KEY = re.compile(r"[\w.-]{1,80}[ \t]{0,8}(?:=(?:[ \t]|[^=\s])|:(?:[ \t]|$))|-[ \t]")
+_A_KEY = re.compile(r"[\w.-]{0,40}(?i:pass|pwd|secret|token|key|auth|credential)[\w.-]{0,40}[=:]")
+"""A value that is the next key (``password= passwd=``, a list of keys), not a value."""
+_NEXT_KEY = re.compile(r"[\w.-]{1,80}[ \t]{0,8}(?:[-+*/|&]?=(?:[ \t]|[^=\s])|:(?:[ \t]|$))|-[ \t]")
 """The line after a key is the next key (``HOST=x``, ``user: app``, ``- item``), not its
 value."""
 
@@ -245,13 +269,23 @@ def assignment_value(m: re.Match[str]) -> bool:
     key = text[start : m.start("kq") if m.group("kq") else m.end("key")]
     if group == "secret6":  # a block's body
         return True
+    if m.group("op") == "," and not (
+        m.group("kq") and text[max(0, start - 3) : start].rstrip("\"' ").endswith("(")
+    ):
+        return False  # a pair of arguments (define('DB_PASSWORD', '…')), not a list of names
+    if m.group("op") == "," and _A_KEY.fullmatch(value + "="):
+        return False  # ("secret", "secret2"): names
     if start and text[start - 1] in "?&" and m.group("op") == "=":
         return False  # a URL's query: its own rule reads it (the value ends at & there)
     quoted = group != "secret5"
     after = _rest_of_line(text, m.end())
-    if not quoted and (_NUMBER.fullmatch(value) or value.endswith(("(", "["))):
+    if not quoted and (
+        _NUMBER.fullmatch(value) or value.endswith(("(", "[")) or _A_KEY.fullmatch(value)
+    ):
         return False
     next_line = m.group("nl") is not None or m.group("split") is not None
+    if next_line and not _line_start(text, start):
+        return False  # a key inside a line, its line ending in ':': code (if x == 'token':)
     if next_line and not quoted and _NEXT_KEY.match(value + " " + after):
         return False  # on the next line: the next key (HOST=x, user: app, - item)
     spaced = m.group("space") is not None
@@ -264,7 +298,13 @@ def assignment_value(m: re.Match[str]) -> bool:
         # ``db.password s3cret``, ``db.password:s3cret`` (.properties): a key that starts
         # a line and the value the rest of it
         return False
-    if quoted:
+    if group in ("secret7", "secret8") and (m.group("op") != "=" or next_line):
+        return False  # """…""" after a colon or on the next line: a docstring
+    if _ATTRIBUTE.fullmatch(key) and m.group("op") == "=":
+        return False  # token.markup = "…": an object's attribute, not a key
+    if quoted and value.lower() in key.lower():
+        return False  # token: "Token" (a type annotation), TOKEN_COMMENT: "comment"
+    if quoted and key.lower() != "auth" and m.group("op") != ",":
         return len(value.strip()) >= 3
     if len(value) < 3:
         return False
@@ -280,11 +320,29 @@ def _mixed_case(value: str) -> bool:
     if len(value) < 8 or not value.isalpha():
         return False
     upper = sum(c.isupper() for c in value)
-    return 0.25 <= upper / len(value) <= 0.75
+    return 0.3 <= upper / len(value) <= 0.75
 
 
-_SECRETS = ("secret", "secret2", "secret3", "secret4", "secret5", "secret6")
-_ACCEPT = {"assignment": assignment_value}
+_SECRETS = (
+    *("secret", "secret2", "secret3", "secret4", "secret5", "secret6", "secret7", "secret8"),
+)
+
+
+def pair_value(m: re.Match[str]) -> bool:
+    """Whether the value of a name given apart is one: quoted, or bare and not a reference
+    or a small number."""
+    group = next(g for g in _SECRETS if m.group(g) is not None)
+    value = m.group(group)
+    if group != "secret5":
+        return len(value.strip()) >= 3
+    return (
+        len(value) >= 3
+        and not _NUMBER.fullmatch(value)
+        and not (_CODE.fullmatch(value) and not _mixed_case(value) and not value.isupper())
+    )
+
+
+_ACCEPT = {"assignment": assignment_value, "pair": pair_value}
 
 _BUILTIN = (
     # provider formats first: when two rules cover one span, the first names it
@@ -399,7 +457,7 @@ _BUILTIN = (
     # shapes
     _RuleSource(
         "url-credentials",
-        r"://[^\s:/?#@\"'<>`]{1,128}:"
+        r"://[^\s:/?#@\"'<>`]{0,128}:"
         r"(?P<secret>[^\s/?#@\"'<>`]{1,256})@[A-Za-z0-9\[]",
         "://",
         generic=True,
@@ -507,6 +565,13 @@ _BUILTIN = (
     ),
     _RuleSource(
         "secret-assignment",
+        _NAME_VALUE,
+        WORDS_KEYS,
+        generic=True,
+        accept="pair",
+    ),
+    _RuleSource(
+        "secret-assignment",
         _XML_ELEMENT,
         WORDS_KEYS,
         generic=True,
@@ -540,6 +605,7 @@ _PLACEHOLDER = re.compile(
       | %[A-Za-z_]+%                    # %VAR%
       | \*+ | x+ | X+ | \.+ | -+        # masks
       | (?:true|false|null|none|None|undefined|required|optional|string|str|int|bool)
+      | (?:value|foo|bar|baz|example|test|secret|password|token)  # what a doc writes
       | (?:os\.environ|os\.getenv|process\.env|env\.|ENV\[|getenv).*
     )$""",
     re.VERBOSE,

@@ -185,6 +185,18 @@ def formats(rng: random.Random, n: int = 8) -> Iterator[Case]:
             "mysql": f"mysql -u {user} -p{w} app",
             "docker-login": f"docker login -u {user} -p {v} registry.example.com",
             "cli-flag": f"./deploy --db-password {v} --host {host}",
+            "k8s-env": f"env:\n  - name: DB_PASSWORD\n    value: {v}\n  - name: USER\n",
+            "k8s-env-quoted": f'        - name: "API_TOKEN"\n          value: "{v}"',
+            "ecs-json": f'{{"environment": [{{"name": "DB_PASSWORD", "value": "{v}"}}]}}',
+            "dotnet": f'<appSettings>\n  <add key="DbPassword" value="{v}" />\n</appSettings>',
+            "php-define": f"define('DB_PASSWORD', '{v}');",
+            "python-environ": f'os.environ["OPENAI_API_KEY"] = "{v}"',
+            "makefile": f"API_TOKEN ?= {v}",
+            "toml-multiline": f'[db]\npassword = """{v}"""',
+            "redis-url": f"REDIS_URL=redis://:{v}@{host}:6379/0",
+            "docker-config": f'{{"auths": {{"ghcr.io": {{"auth": "{v}"}}}}}}',
+            "dockerfile-env": f"ENV API_KEY {v}",
+            "java-property": f'System.setProperty("db.password", "{v}");',
         }
         for shape, text in cases.items():
             secret = w if shape == "mysql" else v
