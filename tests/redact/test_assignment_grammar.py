@@ -178,3 +178,25 @@ def assignments(draw: st.DrawFn) -> tuple[str, str]:
 def test_generated_assignments_lose_their_value(case: tuple[str, str]) -> None:
     text, value = case
     assert value not in Redactor.create().redact_text(text)
+
+
+def test_a_name_and_its_value_given_apart_in_structured_data() -> None:
+    """Tool arguments holding ``{"name": "DB_PASSWORD", "value": …}`` (Kubernetes, ECS):
+    the page shows them as one object, so the value is redacted with its name, and the
+    page is written."""
+    value = "Xk9aQ2mZ-7pLw"
+    call = {
+        "type": "toolCall",
+        "id": "c1",
+        "name": "deploy",
+        "arguments": {"env": [{"name": "DB_PASSWORD", "value": value}, {"name": "USER"}]},
+    }
+    records = [
+        msg("u1", None, "user", "deploy it", 1),
+        msg("t1", "u1", "assistant", [call], 2, stopReason="toolUse"),
+        tool_result("r1", "t1", "deployed", 3, "c1", "deploy"),
+    ]
+    outputs, refused = _every_output(records)
+    assert not refused, refused
+    for where, text in outputs.items():
+        assert value not in text, where
