@@ -8,6 +8,7 @@ The cases are generated here (``tests.support.assignments``), never stored."""
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import random
 import string
@@ -70,7 +71,7 @@ def _every_output(records: list[Any]) -> tuple[dict[str, str], list[str]]:
     outputs: dict[str, str] = {}
     refused: list[str] = []
     ids = [r["id"] for r in records]
-    for a, b in zip(records, records[1:], strict=False):  # one path: each entry's parent
+    for a, b in itertools.pairwise(records):  # one path: each entry's parent
         b["parentId"] = a["id"]
     assert len(set(ids)) == len(ids)
     with tempfile.TemporaryDirectory() as tmp:
@@ -142,8 +143,10 @@ def assignments(draw: st.DrawFn) -> tuple[str, str]:
     spellings keys are written in), a form, a separator, a value, a trailer, a layout."""
     word = draw(
         st.sampled_from(
-            ["password", "passwd", "secret", "token", "api_key", "apikey", "access_key"]
-            + ["private_key", "client_secret", "auth_token", "passphrase", "credentials"]
+            [
+                *("password", "passwd", "secret", "token", "api_key", "apikey", "access_key"),
+                *("private_key", "client_secret", "auth_token", "passphrase", "credentials"),
+            ]
         )
     )
     prefix = draw(st.sampled_from(["", "db_", "app.", "my-", "prod_", "SERVICE_", "x."]))
@@ -155,8 +158,10 @@ def assignments(draw: st.DrawFn) -> tuple[str, str]:
         key = key.format(prefix + word + suffix)
     sep = draw(
         st.sampled_from(
-            ["=", " = ", ": ", " : ", " => ", " := ", "=" + " " * draw(st.integers(1, 12))]
-            + ["\t", ":\t", "=\\\n  ", ":\n    ", "=\n"]
+            [
+                *("=", " = ", ": ", " : ", " => ", " := ", "=" + " " * draw(st.integers(1, 12))),
+                *("\t", ":\t", "=\\\n  ", ":\n    ", "=\n"),
+            ]
         )
     )
     value = draw(st.text(ALPHABET, min_size=6, max_size=40))
