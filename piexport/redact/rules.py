@@ -147,7 +147,7 @@ _VALUE = "".join(
         r"|(?P<eq>\\{1,7}[\"'])(?P<secret4>[^\"'\\\r\n]{1,8192})(?P=eq)",  # in a string
         # bare: up to a space, a quote, a tag, or ; , ) ] } that ends it (a comment or
         # anything after a space is not the value)
-        rf"|(?!#|//|[(\[{{])(?P<secret5>{_BARE}{{1,8192}}(?:{_VALUE_END}{{1,8}}(?=[A-Za-z0-9]){_BARE}{{1,8192}}){{0,32}}))",
+        rf"|(?!#|//|[(\[{{])(?P<secret5>{_BARE}{{1,8192}}(?:{_VALUE_END}{{1,8}}(?=[^\s\"'`<>]{{0,64}}[A-Za-z0-9]){_BARE}{{1,8192}}){{0,32}}))",
     ]
 )
 _SPACE = r"[ \t]{0,64}"
@@ -216,7 +216,10 @@ _CLI_PASSWORD = (
 )
 """``docker login -u user -p pass`` (and every tool that takes a user and a password so)."""
 
-_CODE = re.compile(r"(?:[!~&*]|\+\+|--)?[A-Za-z_$](?:[A-Za-z_.$]{0,200}|[\w.$]{0,200}[(\[].*)")
+_CODE = re.compile(
+    r"(?:[!~&*]|\+\+|--)?[A-Za-z_$][A-Za-z_.$]{0,200}"
+    r"|[A-Za-z_$]{1,100}(?:\.[A-Za-z_$]{1,100}){0,8}(?<=..)[(\[][\w.$*=(\[\]),{]{0,200}"
+)
 """A reference, not a value: a name, a dotted name, a call or an index (``self.token``,
 ``get_token()``, ``config["x"]``, ``++current``, ``!ok``)."""
 _ATTRIBUTE = re.compile(
@@ -229,7 +232,9 @@ _NUMBER = re.compile(r"[+-]?\d{1,5}(?:[.,]\d{1,6})?[a-z%]{0,3}")
 still a secret)."""
 _A_KEY = re.compile(r"[\w.-]{0,40}(?i:pass|pwd|secret|token|key|auth|credential)[\w.-]{0,40}[=:]")
 """A value that is the next key (``password= passwd=``, a list of keys), not a value."""
-_NEXT_KEY = re.compile(r"[\w.-]{1,80}[ \t]{0,8}(?:[-+*/|&]?=(?:[ \t]|[^=\s])|:(?:[ \t]|$))|-[ \t]")
+_NEXT_KEY = re.compile(
+    r"[A-Za-z_][\w.-]{2,80}[ \t]{0,8}(?:[-+*/|&]?=(?:[ \t]|[^=\s])|:(?:[ \t]|$))|-[ \t]"
+)
 """The line after a key is the next key (``HOST=x``, ``user: app``, ``- item``), not its
 value."""
 
@@ -237,7 +242,10 @@ value."""
 def _line_start(text: str, at: int) -> bool:
     """Only a key's own prefix (indent, a quote, ``export``, a list dash) is before ``at`` on
     its line."""
-    start = text.rfind("\n", 0, at) + 1
+    floor = max(0, at - _REACH)
+    start = text.rfind("\n", floor, at) + 1
+    if not start and floor:
+        return False  # further than any prefix reaches (and never a scan back to the start)
     return _KEY_PREFIX.fullmatch(text, start, at) is not None
 
 
@@ -248,8 +256,13 @@ _KEY_PREFIX = re.compile(
 
 
 def _rest_of_line(text: str, at: int) -> str:
-    end = text.find("\n", at)
-    return text[at : len(text) if end < 0 else end].strip()
+    """What follows ``at`` on its line (at most ``_REACH`` characters of it: each match
+    looks at a bounded window, so a long line without an end costs no more per match)."""
+    end = text.find("\n", at, at + _REACH)
+    return text[at : min(len(text), at + _REACH) if end < 0 else end].strip()
+
+
+_REACH = 512
 
 
 def assignment_value(m: re.Match[str]) -> bool:
@@ -262,8 +275,10 @@ def assignment_value(m: re.Match[str]) -> bool:
     group = next(g for g in _SECRETS if m.group(g) is not None)
     value = m.group(group)
     start = m.start()
-    while start and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
-        start -= 1  # the key's start
+    while (
+        start > m.start() - 80 and start and (text[start - 1].isalnum() or text[start - 1] in "_.-")
+    ):
+        start -= 1  # the key's start (a key is short: never a scan back over a long word)
     if _NOT_A_KEY.match(text, start, m.start()):
         return False
     key = text[start : m.start("kq") if m.group("kq") else m.end("key")]
@@ -279,9 +294,7 @@ def assignment_value(m: re.Match[str]) -> bool:
         return False  # a URL's query: its own rule reads it (the value ends at & there)
     quoted = group != "secret5"
     after = _rest_of_line(text, m.end())
-    if not quoted and (
-        _NUMBER.fullmatch(value) or value.endswith(("(", "[")) or _A_KEY.fullmatch(value)
-    ):
+    if not quoted and (_NUMBER.fullmatch(value) or _A_KEY.fullmatch(value)):
         return False
     next_line = m.group("nl") is not None or m.group("split") is not None
     if next_line and not _line_start(text, start):
@@ -308,10 +321,24 @@ def assignment_value(m: re.Match[str]) -> bool:
         return len(value.strip()) >= 3
     if len(value) < 3:
         return False
+    if ("(" in value or "[" in value) and _reference(value):
+        return False  # a call or an index (TOKEN_ADD = intern(…)): code, whatever the key
     capitals = not any(c.islower() for c in key)
     if capitals and not (spaced or m.group("tab") or next_line):
         return True
-    return not _CODE.fullmatch(value) or _mixed_case(value)
+    return not _reference(value) or _mixed_case(value)
+
+
+def _reference(value: str) -> bool:
+    """A name or a call, not a value (``self.token``, ``get_token(``, ``t.List[str``): one
+    with lower case, capitals and digits all in it reads as a password (``pjT[5I2tG1``)."""
+    if not _CODE.fullmatch(value):
+        return False
+    return not (
+        any(c.islower() for c in value)
+        and any(c.isupper() for c in value)
+        and any(c.isdigit() for c in value)
+    )
 
 
 def _mixed_case(value: str) -> bool:
@@ -338,7 +365,7 @@ def pair_value(m: re.Match[str]) -> bool:
     return (
         len(value) >= 3
         and not _NUMBER.fullmatch(value)
-        and not (_CODE.fullmatch(value) and not _mixed_case(value) and not value.isupper())
+        and not (_reference(value) and not _mixed_case(value) and not value.isupper())
     )
 
 
