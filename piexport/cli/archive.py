@@ -261,7 +261,7 @@ def search_command(
             say("piexport: no entry has every word; entries with some of them:")
         lines = found.lines(q, lambda s: click.style(s, bold=True), derive)
         if lines:
-            emit(Printed("\n".join(lines)), Gate(redactor), "search")
+            emit(Printed("\n".join(lines), "lines"), Gate(redactor), "search")
     if not found.hits:
         if site is None:
             _nothing_found(folder.expanduser(), redactor)

@@ -65,7 +65,9 @@ class Printed:
     def lines(cls, lines: Iterable[str], session: Session) -> Printed:
         """Lines for a terminal: control characters out, and each line read again as one
         text with the session's ``derive`` (what removing them joined, a composed line)."""
-        return cls("".join(session.derive(terminal_safe(line)) + "\n" for line in lines), nl=False)
+        return cls(
+            "".join(session.derive(terminal_safe(line)) + "\n" for line in lines), "lines", nl=False
+        )
 
 
 FORMAT_KINDS = {"html": "html", "md": "markdown", "json": "json"}
@@ -252,4 +254,4 @@ def usage_output(report: UsageReport, fmt: str, derive: Derive) -> Printed:
     if fmt == "csv":
         return Printed(format_csv(report), "csv", nl=False)
     table = format_table(report, terminal_safe)
-    return Printed("\n".join(derive(line) for line in table.split("\n")))
+    return Printed("\n".join(derive(line) for line in table.split("\n")), "lines")

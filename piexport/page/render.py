@@ -87,6 +87,61 @@ def _plain(text: Any) -> Markup:
     return Markup(reveal_controls(escape_text(shown)))
 
 
+def composed(*parts: Any) -> Markup:
+    """One printed line put together from several texts (the page's words, session text, an
+    id): each part a text, or ``(tag, text)`` / ``(tag, text, attributes)`` for a part in its
+    own inline element (``code``, ``a``, a muted ``span``). The line is read as its reader
+    reads it, as one text, so it is redacted as one (issue 35: ``INVALID_API_KEY`` beside
+    ``req_01: the key was rejected``, a target beside "(not in the file)", are a
+    ``KEY: value`` neither part is): when that finds what the parts alone did not, the
+    line is shown as that one redacted text, without its inline elements. The output gate
+    reads exactly this text, so it never finds in it what the redactor did not read."""
+    derive = page_derive.get()
+    pieces: list[tuple[str | None, Mapping[str, Any], str]] = []
+    for part in parts:
+        if isinstance(part, tuple | list):
+            tag, text, *more = part
+            attrs: Mapping[str, Any] = more[0] if more else {}
+        else:
+            tag, text, attrs = None, part, {}
+        if text is None or text == "":
+            continue
+        pieces.append((tag, attrs, derive(text if isinstance(text, str) else str(text))))
+    whole = "".join(text for _, _, text in pieces)
+    shown = derive(whole)
+    if shown != whole:
+        return Markup(reveal_controls(escape_text(shown)))
+    out: list[str] = []
+    for tag, attrs, text in pieces:
+        body = reveal_controls(escape_text(text))
+        if tag is None:
+            out.append(body)
+        else:
+            at = "".join(f' {k}="{escape_text(derive(str(v)))}"' for k, v in attrs.items())
+            out.append(f"<{tag}{at}>{body}</{tag}>")
+    return Markup("".join(out))
+
+
+def diagnostics_line(ds: Sequence[Any]) -> Markup:
+    """``Diagnostics (2): retry — INVALID_API_KEY: req_01…: the key was rejected; …`` (pi
+    1.5's ``diagnostics`` of a response, the first three), composed as one line."""
+    parts: list[str] = [f"Diagnostics ({len(ds)}): "]
+    shown = list(ds[:3])
+    for i, d in enumerate(shown):
+        if isinstance(d, Mapping):
+            parts.append(str(d.get("type")))
+            error = d.get("error")
+            if isinstance(error, Mapping):
+                parts.append(" — " + str(error.get("name") or ""))
+                if error.get("message"):
+                    parts.append(": " + _truncate(str(error.get("message")), 80))
+        if i < len(shown) - 1:
+            parts.append("; ")
+    if len(ds) > 3:
+        parts.append("; …")
+    return composed(*parts)
+
+
 @jinja2.pass_eval_context
 def _finalize(_ctx: EvalContext, value: Any) -> Any:
     """Every ``{{ … }}`` ends here: a string that reached a template without one of our
@@ -297,6 +352,8 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
     )
     env.filters.update(FILTERS)
     env.globals.update(
+        composed=composed,
+        diagnostics_line=diagnostics_line,
         diff_rows=diff_rows,
         split_notice=split_notice,
         split_exit=split_exit,

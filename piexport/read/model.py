@@ -351,8 +351,10 @@ def title_of(text: str, limit: int = TITLE_CHARS, derive: Derive = PLAIN) -> Tit
     if heading != line:  # "## Title ##": the closing marks go with the opening ones
         line = _CLOSING_HASHES.sub("", heading)
     line = _STRONG.sub(r"\2", line).strip()
-    return Title(
-        derive(PLAIN.title(line, limit)) if line else "",
-        derive(chip) if chip else chip,
-        raw,
-    )
+    words = derive(PLAIN.title(line, limit)) if line else ""
+    shown_chip = derive(chip) if chip else chip
+    if shown_chip and words and derive(f"{shown_chip} {words}") != f"{shown_chip} {words}":
+        # a chip beside its title reads as one text ("deploy TOKEN:" then a build id): shown
+        # apart, the two would print what neither was redacted as; so they become one text
+        return Title(derive(f"{shown_chip} · {words}"), None, raw)
+    return Title(words, shown_chip, raw)

@@ -322,19 +322,30 @@ class Redactor:
 
 def _secret_group(m: re.Match[str]) -> str | int:
     """The group a match replaces: ``secret`` (or, in a rule of several forms, whichever of
-    ``secret2``, ``secret3`` matched), else the whole match."""
+    ``secret2``, ``secret3``… matched), else the whole match."""
     names = m.re.groupindex
     if "secret" not in names:
         return 0
-    for name in ("secret", "secret2", "secret3"):
-        if name in names and m.group(name) is not None:
+    for name in names:
+        if name.startswith("secret") and m.group(name) is not None:
             return name
     return 0
 
 
 def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
     """The rule's matches; a line-anchored rule is tried only on the lines its locator finds
-    in ``lower``, the text lower-cased (when that kept every offset)."""
+    in ``lower``, the text lower-cased (when that kept every offset). A match its ``accept``
+    refuses is not one, and the next is looked for from just after its start (``secret:``
+    with a refused value on the next line, ``token: >-``, still holds a key there)."""
+    if rule.accept is not None:
+        pos = 0
+        while (m := rule.pattern.search(text, pos)) is not None:
+            if rule.accept(m):
+                yield m
+                pos = max(m.end(), m.start() + 1)
+            else:
+                pos = m.start() + 1
+        return
     if rule.lines is None or len(lower) != len(text):
         yield from rule.pattern.finditer(text)
         return

@@ -63,7 +63,10 @@ def scan_text(
     island's strings, inline base64 images skipped; ``"markdown"``: as it renders
     (our own ``<details>`` tags and character references outside code, code as it is);
     ``"json"``: each string, and each key with its string value; ``"csv"``: each cell;
-    ``"text"`` (a terminal): as it is. Nothing is counted or replaced; the secrets are
+    ``"lines"``: each line (lines a program composed and redacted one by one: search
+    results, a table); ``"text"`` (a terminal): as it is. Each unit is apart from the next
+    by a blank line, which no rule reads across, so the gate never reads two units as one
+    ``KEY: value`` that the redactor read apart. Nothing is counted or replaced; the secrets are
     never returned. A big output is scanned in slices cut at line ends, by ``workers``
     processes."""
 
@@ -115,7 +118,9 @@ def _scan_piece(
     elif kind == "json":
         views = _json_views(piece)
     elif kind == "csv":  # a spreadsheet shows each cell on its own
-        views = ["\n".join(cell for row in csv.reader(io.StringIO(piece)) for cell in row)]
+        views = ["\n\n".join(cell for row in csv.reader(io.StringIO(piece)) for cell in row)]
+    elif kind == "lines":  # lines each made and redacted as one text: each a unit of its own
+        views = [piece.replace("\n", "\n\n")]
     else:  # "text": for a terminal, a file or a script, read as it is
         views = [piece]
     secrets: set[tuple[str, str]] = set()
@@ -126,7 +131,7 @@ def _scan_piece(
 
 
 def _unit(m: re.Match[str]) -> str:
-    return f"\n{m.group()}" if m.group(1) is None else f"\n{m.group()}\n"
+    return f"\n\n{m.group()}" if m.group(1) is None else f"\n\n{m.group()}\n\n"
 
 
 def _html_views(piece: str) -> list[str]:
@@ -146,11 +151,11 @@ def _html_views(piece: str) -> list[str]:
 
         piece = _ISLAND.sub(island, piece)
     piece = _UNIT.sub(_unit, piece)
-    text = html.unescape(_TAG.sub("", _BLOCK_TAG.sub("\n", piece)))
+    text = html.unescape(_TAG.sub("", _BLOCK_TAG.sub("\n\n", piece)))
     # the tags alone, then their values (a value's quotes are escaped: none ends early)
     tags = " ".join(_TAG.findall(piece))
     values = [a or b for a, b in _ATTRIBUTE.findall(tags) if a or b]
-    return [text, html.unescape("\n".join(values)), *islands]
+    return [text, html.unescape("\n\n".join(values)), *islands]
 
 
 _FENCE = re.compile(f"^{FENCE.pattern}$", re.MULTILINE)
@@ -217,7 +222,7 @@ def _json_views(text: str) -> list[str]:
                         f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
                     )
                 stack.append(v)
-    return ["\n".join(lines)]
+    return ["\n\n".join(lines)]
 
 
 def _slices(size: int, line_end: Callable[[int], int]) -> list[int]:

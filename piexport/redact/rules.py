@@ -10,6 +10,7 @@ become rules through :func:`user_rule`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -54,6 +55,9 @@ class Rule:
     """For a pattern anchored at a line start: a quick pattern, run on the lower-cased text,
     that finds the lines worth trying (the anchored pattern would try every line of a long
     output, and a case-blind pattern scans several times slower than this one)."""
+    accept: Callable[[re.Match[str]], bool] | None = None
+    """Whether a match is a secret, where the pattern alone cannot say (an assignment's value
+    after a lower-case key needs a digit or a symbol; a reference is not one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,8 @@ class _RuleSource:
     generic: bool = False
     flags: int = 0
     lines: str | None = None
+    accept: str | None = None
+    """The name of a function of this module (see ``Rule.accept``)."""
 
     def compiled(self) -> Rule:
         return Rule(
@@ -75,45 +81,295 @@ class _RuleSource:
             self.generic,
             tuple(self.keywords.split()),
             None if self.lines is None else re.compile(self.lines),
+            None if self.accept is None else _ACCEPT[self.accept],
         )
 
 
 _END = r"(?![A-Za-z0-9_-])"
-_GAP = r"[ \t]{0,3}(?:\r?\n[ \t]{0,8})?"
-"""Space between a quoted key and its value: on one line, or the value on the next line.
-Never a blank line: two paragraphs (two blocks of a page) are two texts."""
-_SECRET_WORDS = (
-    r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
-    r"|CLIENT_?SECRET|CREDENTIALS?|AUTH_?TOKEN)"
-)
-_NAMES_A_SECRET = (
-    r"[\w.-]{0,20}?(?:name|ref|file|path|url|uri|id|type|len|length|endpoint|dir|env|hint"
-    r"|prompt|field|header|policy|expires?|expiry|ttl|count|limit|format|version|kind)"
-    r"(?:[_.-]?[a-z]{1,6})?[ \t]*[:=]"
-)
-"""Keys such as ``password_file:`` or ``secretName:`` hold where a secret is, not the secret."""
-WORDS_KEYS = "pass secret token api access private credential"
-"""Every secret word contains one of these (lower-cased)."""
-_SECRET_WORDS_LOWER = (
-    r"(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|client[_-]?secret|credentials?|auth[_-]?token)"
-)
 
-_CONFIG_LINE = "".join(
+# --- the grammar of assignments (issue 35) -------------------------------------------------
+# A secret-like KEY, a SEPARATOR one of the common formats uses, and a VALUE that ends where
+# that format ends a value. Written once, in parts; the rules below are its few layouts (an
+# assignment, an XML element, .netrc, .pgpass, a connection string). Every repeat is bounded
+# and no unbounded repeat holds another, so a rule's time grows with the text, not faster.
+
+WORDS_KEYS = "pass secret token api access private credential auth"
+"""Every secret word contains one of these (lower-cased)."""
+
+_WORD = (  # its first letter as a set first: a text is scanned for it fast, then the rest
+    r"[PpSsTtAaCc_](?i:(?<=p)(?:ass(?:word|wd|phrase)|ass(?<![a-z]pass)(?![a-z])|rivate[_-]?key)"
+    r"|(?<=s)ecret|(?<=t)oken|(?<=a)(?:pi[_-]?key|ccess[_-]?key)|(?<=c)redentials?"
+    r"|(?<=_)(?<![a-z]_)auth|(?<=a)(?<![a-z]a)uth)"
+)
+"""A secret word, in any case: what makes a key name a secret (``db.password``,
+``DB_PASSWORD``, ``client-secret``, ``_authToken``); ``pass`` and ``_auth`` only as a word
+of their own (``DB_PASS``, not ``bypass``)."""
+_NOT_A_KEY = re.compile(
+    r"(?i:invalid|expired|missing|incorrect|revoked|unknown|bad|wrong|no|empty|malformed"
+    r"|forgot|show|hide|rotate|require|validate|check|verify)[_.-]"
+)
+"""``INVALID_API_KEY``, ``EXPIRED_TOKEN``, ``show_password``: an error code or a setting
+whose name ends in a secret word, not a key (checked in Python: a pattern that starts with
+look-behinds is tried at every position of a text)."""
+_NAMES_A_SECRET = (
+    r"(?:name|ref|file|path|url|uri|id|type|len|length|endpoint|dir|env|hint|prompt|field"
+    r"|header|policy|expires?|expiry|ttl|count|limit|format|version|kind|min|max|size"
+    r"|timeout|budget|usage|enabled|required|invalid|expired|missing|revoked|mismatch|error"
+    r"|errors|denied|exceeded|rejected|provided|regex|pattern|strength|length|label|mode"
+    r"|location|source|store|manager|helper|cmd|command|var|variable|arn|tag|key[_-]?id)"
+)
+_KEY = "".join(
     [
-        r"^[ \t]*(?:-[ \t]+)?[\w./:-]{0,60}?",  # indent, a YAML list dash, a key's start
-        _SECRET_WORDS_LOWER,
-        r"(?-i:(?![a-z]))",  # not tokenizer, not tokens
-        rf"(?!{_NAMES_A_SECRET})",  # not password_file, secretName, token_url
-        r"[\w.-]{0,20}[ \t]*(?::[ \t]+|=[ \t]*)(?P<q>[\"']?)",
-        r"(?P<secret>(?![\d.,_]+[\"']?[ \t]*$)",  # not only a number (max_tokens: 4096)
-        r"(?=[^\s\"']*[0-9!@%^&*+=/~-])",  # a digit or a symbol: not token: SecretStr
-        r"[^\s\"'#,;(){}\[\]<>`]{4,8192})(?P=q)[ \t]*$",  # the rest of the line is the value
+        r"(?P<key>",
+        _WORD,
+        r"(?-i:(?![a-z]))(?![sS](?![A-Za-z]))",  # not tokenizer, tokens, MAX_TOKENS, SECRETS_
+        # not password_file, secretName, token_url, api_key_env, PASSWORD_MIN_LENGTH
+        rf"(?![\w.-]{{0,30}}?(?:[_.-]|(?-i:(?<=[a-z])(?=[A-Z]))){_NAMES_A_SECRET}"
+        r"(?:[_.-]?[a-z0-9]{1,8})?(?![\w.-]))",
+        r"[\w.-]{0,30})",  # the rest of the key: DB_PASSWORD_PROD, secret_key_base
     ]
 )
-"""A config line in any case (YAML, .ini, .properties, .npmrc) whose key holds a secret
-word and whose value is the rest of the line."""
+"""A key naming a secret, from its secret word on (what is before the word, ``export DB_``,
+``$env:``, ``--``, ``- ``, a quote, changes nothing: only the value is replaced)."""
+_BARE = r"(?:[^\s\"'`<>,;)\]}\\]|\\(?![nrt\"'\\/]))"
+"""A character of a bare value: not a space, a quote, a tag, nor an escape a JSON or C string
+writes (``\\n`` ends the value there: the text it was made from had a line end)."""
+_VALUE_END = r"[,;)\]}]"
+_VALUE = "".join(
+    [
+        # quoted: up to its closing quote (a value never starts or ends with a space: ``"a:"
+        # and "b"`` are two strings)
+        r'(?:"""(?P<secret7>[^"]{1,8192})"""'
+        r"|'''(?P<secret8>[^']{1,8192})'''"  # TOML's multi-line strings
+        r"|\"(?P<secret>[^\"\s](?:[^\"\r\n]{0,8190}[^\"\s])?)\"",
+        r"|'(?P<secret2>[^'\s](?:[^'\r\n]{0,8190}[^'\s])?)'",
+        r"|`(?P<secret3>[^`\s](?:[^`\r\n]{0,8190}[^`\s])?)`",
+        r"|(?P<eq>\\{1,7}[\"'])(?P<secret4>[^\"'\\\r\n]{1,8192})(?P=eq)",  # in a string
+        # bare: up to a space, a quote, a tag, or ; , ) ] } that ends it (a comment or
+        # anything after a space is not the value)
+        rf"|(?!#|//|[(\[{{])(?P<secret5>{_BARE}{{1,8192}}(?:{_VALUE_END}{{1,8}}(?=[^\s\"'`<>]{{0,64}}[A-Za-z0-9]){_BARE}{{1,8192}}){{0,32}}))",
+    ]
+)
+_SPACE = r"[ \t]{0,64}"
+_ASSIGNMENT = "".join(
+    [
+        _KEY,
+        r"(?:(?P<kq>\\{0,7}[\"'])\]?)?",  # the key's closing quote (and an index's: ENV["X"])
+        r"(?:",
+        # an operator: = : => := (a colon not part of :: or a URL's ://)
+        rf"{_SPACE}(?P<op>=>|:=|\?=|=|:(?![:/])|,(?=[ \t]{{0,8}}[\"']))",
+        r"(?:",
+        rf"{_SPACE}\\\r?\n{_SPACE}",  # a shell line continuation
+        rf"|{_SPACE}(?:!\w{{1,16}}[ \t]{{1,8}})?(?P<block>[|>][+-]?[1-9]?[+-]?)[ \t]{{0,8}}"
+        r"(?:#[^\r\n]{0,256})?\r?\n",  # a YAML block scalar: its body is the value
+        rf"|{_SPACE}(?P<nl>\r?\n)[ \t]{{0,32}}",  # the value on the next line
+        rf"|{_SPACE})",
+        r"|[ \t]{0,8}\r?\n[ \t]{0,32}(?P<split>[=:])(?=[ \t])[ \t]{1,64}",  # INI: key / = v
+        r"|(?P<tab>[ \t]{0,8}\t[ \t]{0,64})",  # a tab (.properties, TSV)
+        r"|(?P<space>[ \t]{1,64})(?=[^\s=:])",  # a space (.properties): only at a line start
+        r")",
+        r"(?(block)[ \t]{1,64}(?P<secret6>[^ \t\r\n][^\r\n]{0,8192}"
+        r"(?:\r?\n[ \t]{1,64}[^ \t\r\n][^\r\n]{0,8192}){0,256})",
+        rf"|{_VALUE})",
+    ]
+)
+"""``KEY sep VALUE`` in every layout the common formats use (see the module's rules)."""
+_NAME_VALUE = "".join(
+    [
+        r"[NnKk](?i:(?<=n)ame|(?<=k)ey)(?![\w-])[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?",
+        rf"[\w.-]{{0,40}}?{_KEY}[\"']?",
+        # then the value's name: after a comma, spaces (XML attributes) or on the next line
+        r"(?:[ \t]{0,8},[ \t]{0,8}|[ \t]{1,8}|[ \t]{0,8}\r?\n[ \t]{0,64}(?:-[ \t]{1,8})?)",
+        r"[\"']?(?i:value)[\"']?[ \t]{0,8}(?P<op>[:=])[ \t]{0,8}",
+        _VALUE,
+    ]
+)
+"""A name and its value given apart: Kubernetes' and compose's ``- name: DB_PASSWORD`` /
+``value: …``, ``{"name": "API_KEY", "value": "…"}`` (ECS, GitHub), .NET's
+``<add key="DbPassword" value="…"/>``."""
+_XML_ELEMENT = (
+    rf"<(?:[\w-]{{1,30}}:)?[\w.-]{{0,30}}?{_KEY}(?:[ \t][^<>\r\n]{{0,256}})?>"
+    r"\s{0,64}(?P<secret>[^<\s](?:[^<]{0,8192}[^<\s])?)\s{0,64}</"
+)
+"""``<password>v</password>`` (Maven's settings.xml, .NET configs), the value trimmed."""
+_NETRC = (
+    r"(?:[Mm](?<![\w-][Mm])(?i:achine)|[Dd](?<![\w-][Dd])(?i:efault))"
+    r"(?:[ \t\r\n]{1,64}(?!(?i:pass(?:word|wd))\b)\S{1,256}){0,8}?"
+    r"[ \t\r\n]{1,64}(?i:pass(?:word|wd))[ \t]{1,64}(?P<secret>[^\s\"']{1,256})"
+)
+"""``machine h login u password p`` (.netrc, on one line or several)."""
+_PGPASS = (
+    r"^[A-Za-z0-9.*_-]{1,253}:(?:\d{1,5}|\*):[\w.*-]{1,63}:[\w.@*-]{1,63}:"
+    r"(?P<secret>[^\s:]\S{2,255})$"
+)
+"""``host:port:db:user:password`` (.pgpass), a line of its own."""
+_CONNECTION = (
+    r";[ \t]{0,8}(?i:pwd|password)[ \t]{0,8}=[ \t]{0,8}(?P<secret>[^;\"'\r\n]{1,512})"
+    r"|[Pp](?<![^\s\"'][Pp])(?i:wd|assword)=(?P<secret2>[^;\"'\r\n]{1,512});[ \t]{0,8}"
+    r"[\w ]{1,40}="
+)
+"""``Server=…;User Id=…;Password=p w;`` (a connection string: the value may hold spaces)."""
+_CLI_PASSWORD = (
+    r"(?<![\w-])(?:docker|podman|buildah|skopeo|oras|nerdctl|helm[ \t]{1,8}registry)[ \t]{1,8}"
+    r"login(?:[ \t]{1,8}(?!-p\b)\S{1,256}){0,8}?[ \t]{1,8}-p[ \t]{1,8}"
+    r"(?P<q>[\"']?)(?P<secret>[^\s\"'`]{1,256})(?P=q)"
+)
+"""``docker login -u user -p pass`` (and every tool that takes a user and a password so)."""
 
+_CODE = re.compile(
+    r"(?:[!~&*]|\+\+|--)?[A-Za-z_$][A-Za-z_.$]{0,200}"
+    r"|[A-Za-z_$]{1,100}(?:\.[A-Za-z_$]{1,100}){0,8}(?<=..)[(\[][\w.$*=(\[\]),{]{0,200}"
+)
+"""A reference, not a value: a name, a dotted name, a call or an index (``self.token``,
+``get_token()``, ``config["x"]``, ``++current``, ``!ok``)."""
+_ATTRIBUTE = re.compile(
+    r"(?:token|secret|password|credentials?|auth)\.(?!(?:value|key|secret|password|token)$)"
+    r"[a-z_]{1,30}"
+)
+"""``token.markup``, ``secret.name``: the attribute of an object named for a secret."""
+_NUMBER = re.compile(r"[+-]?\d{1,5}(?:[.,]\d{1,6})?[a-z%]{0,3}")
+"""A number, maybe with a unit: a count, a length, a timeout (a PIN of six or more digits is
+still a secret)."""
+_A_KEY = re.compile(r"[\w.-]{0,40}(?i:pass|pwd|secret|token|key|auth|credential)[\w.-]{0,40}[=:]")
+"""A value that is the next key (``password= passwd=``, a list of keys), not a value."""
+_NEXT_KEY = re.compile(
+    r"[A-Za-z_][\w.-]{2,80}[ \t]{0,8}(?:[-+*/|&]?=(?:[ \t]|[^=\s])|:(?:[ \t]|$))|-[ \t]"
+)
+"""The line after a key is the next key (``HOST=x``, ``user: app``, ``- item``), not its
+value."""
+
+
+def _line_start(text: str, at: int) -> bool:
+    """Only a key's own prefix (indent, a quote, ``export``, a list dash) is before ``at`` on
+    its line."""
+    floor = max(0, at - _REACH)
+    start = text.rfind("\n", floor, at) + 1
+    if not start and floor:
+        return False  # further than any prefix reaches (and never a scan back to the start)
+    return _KEY_PREFIX.fullmatch(text, start, at) is not None
+
+
+_KEY_PREFIX = re.compile(
+    r"[ \t]{0,64}(?:-[ \t]{1,8})?(?:(?:export|set|setx|declare -x|ENV)[ \t]{1,8}|\$env:)?"
+    r"[\"']?[\w.$/:@-]{0,80}"
+)
+
+
+def _rest_of_line(text: str, at: int) -> str:
+    """What follows ``at`` on its line (at most ``_REACH`` characters of it: each match
+    looks at a bounded window, so a long line without an end costs no more per match)."""
+    end = text.find("\n", at, at + _REACH)
+    return text[at : min(len(text), at + _REACH) if end < 0 else end].strip()
+
+
+_REACH = 512
+
+
+def assignment_value(m: re.Match[str]) -> bool:
+    """Whether an assignment's value (the rule matched its layout) is one. A quoted value, a
+    block's body and the value of an all-capitals key (``.env``) are, unless a placeholder;
+    a bare value after a lower-case key, or on the line after its key, needs what no name
+    has (a digit, a symbol, mixed case) and is never a reference (``self.token``,
+    ``get_token()``) or a small number."""
+    text = m.string
+    group = next(g for g in _SECRETS if m.group(g) is not None)
+    value = m.group(group)
+    start = m.start()
+    while (
+        start > m.start() - 80 and start and (text[start - 1].isalnum() or text[start - 1] in "_.-")
+    ):
+        start -= 1  # the key's start (a key is short: never a scan back over a long word)
+    if _NOT_A_KEY.match(text, start, m.start()):
+        return False
+    key = text[start : m.start("kq") if m.group("kq") else m.end("key")]
+    if group == "secret6":  # a block's body
+        return True
+    if m.group("op") == "," and not (
+        m.group("kq") and text[max(0, start - 3) : start].rstrip("\"' ").endswith("(")
+    ):
+        return False  # a pair of arguments (define('DB_PASSWORD', '…')), not a list of names
+    if m.group("op") == "," and _A_KEY.fullmatch(value + "="):
+        return False  # ("secret", "secret2"): names
+    if start and text[start - 1] in "?&" and m.group("op") == "=":
+        return False  # a URL's query: its own rule reads it (the value ends at & there)
+    quoted = group != "secret5"
+    after = _rest_of_line(text, m.end())
+    if not quoted and (_NUMBER.fullmatch(value) or _A_KEY.fullmatch(value)):
+        return False
+    next_line = m.group("nl") is not None or m.group("split") is not None
+    if next_line and not _line_start(text, start):
+        return False  # a key inside a line, its line ending in ':': code (if x == 'token':)
+    if next_line and not quoted and _NEXT_KEY.match(value + " " + after):
+        return False  # on the next line: the next key (HOST=x, user: app, - item)
+    spaced = m.group("space") is not None
+    if spaced and key.lower() == "pass":
+        return False  # a test runner's PASS line
+    colon_glued = m.group("op") == ":" and not quoted and text[m.end("op")] not in " \t\r\n"
+    if (spaced or colon_glued) and (
+        not _line_start(text, start) or after[:1] not in ("", "#", "!", ";")
+    ):
+        # ``db.password s3cret``, ``db.password:s3cret`` (.properties): a key that starts
+        # a line and the value the rest of it
+        return False
+    if group in ("secret7", "secret8") and (m.group("op") != "=" or next_line):
+        return False  # """…""" after a colon or on the next line: a docstring
+    if _ATTRIBUTE.fullmatch(key) and m.group("op") == "=":
+        return False  # token.markup = "…": an object's attribute, not a key
+    if quoted and value.lower() in key.lower():
+        return False  # token: "Token" (a type annotation), TOKEN_COMMENT: "comment"
+    if quoted and key.lower() != "auth" and m.group("op") != ",":
+        return len(value.strip()) >= 3
+    if len(value) < 3:
+        return False
+    if ("(" in value or "[" in value) and _reference(value):
+        return False  # a call or an index (TOKEN_ADD = intern(…)): code, whatever the key
+    capitals = not any(c.islower() for c in key)
+    if capitals and not (spaced or m.group("tab") or next_line):
+        return True
+    return not _reference(value) or _mixed_case(value)
+
+
+def _reference(value: str) -> bool:
+    """A name or a call, not a value (``self.token``, ``get_token(``, ``t.List[str``): one
+    with lower case, capitals and digits all in it reads as a password (``pjT[5I2tG1``)."""
+    if not _CODE.fullmatch(value):
+        return False
+    return not (
+        any(c.islower() for c in value)
+        and any(c.isupper() for c in value)
+        and any(c.isdigit() for c in value)
+    )
+
+
+def _mixed_case(value: str) -> bool:
+    """Letters in the mixed case of a generated password (``pYkbWNWaxxZf``), not of a name
+    (``SecretStr``, ``getPasswordFromConfig``)."""
+    if len(value) < 8 or not value.isalpha():
+        return False
+    upper = sum(c.isupper() for c in value)
+    return 0.3 <= upper / len(value) <= 0.75
+
+
+_SECRETS = (
+    *("secret", "secret2", "secret3", "secret4", "secret5", "secret6", "secret7", "secret8"),
+)
+
+
+def pair_value(m: re.Match[str]) -> bool:
+    """Whether the value of a name given apart is one: quoted, or bare and not a reference
+    or a small number."""
+    group = next(g for g in _SECRETS if m.group(g) is not None)
+    value = m.group(group)
+    if group != "secret5":
+        return len(value.strip()) >= 3
+    return (
+        len(value) >= 3
+        and not _NUMBER.fullmatch(value)
+        and not (_reference(value) and not _mixed_case(value) and not value.isupper())
+    )
+
+
+_ACCEPT = {"assignment": assignment_value, "pair": pair_value}
 
 _BUILTIN = (
     # provider formats first: when two rules cover one span, the first names it
@@ -228,7 +484,7 @@ _BUILTIN = (
     # shapes
     _RuleSource(
         "url-credentials",
-        r"://[^\s:/?#@\"'<>`]{1,128}:"
+        r"://[^\s:/?#@\"'<>`]{0,128}:"
         r"(?P<secret>[^\s/?#@\"'<>`]{1,256})@[A-Za-z0-9\[]",
         "://",
         generic=True,
@@ -328,50 +584,30 @@ _BUILTIN = (
     ),
     _RuleSource(
         "secret-assignment",
-        _SECRET_WORDS + r"[A-Z0-9_]{0,20}[ \t]{0,3}(?::=|=|:[ \t])[ \t]{0,3}"
-        r"(?P<q>(?:\\{0,7}[\"'])?)(?P<secret>[^\s\"'`\\]{4,8192})(?P=q)",
+        _ASSIGNMENT,
         WORDS_KEYS,
         generic=True,
+        flags=re.IGNORECASE,
+        accept="assignment",
     ),
     _RuleSource(
         "secret-assignment",
-        r"(?P<kq>[\"'])[\w.-]{0,40}"
-        + _SECRET_WORDS_LOWER
-        + r"(?P=kq)"
-        + _GAP
-        + "[:=]>?"
-        + _GAP
-        + r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
+        _NAME_VALUE,
+        WORDS_KEYS,
+        generic=True,
+        accept="pair",
+    ),
+    _RuleSource(
+        "secret-assignment",
+        _XML_ELEMENT,
         WORDS_KEYS,
         generic=True,
         flags=re.IGNORECASE,
     ),
-    _RuleSource(  # the same inside a string: {\"password\":\"…\"} (escaped once, twice, thrice)
-        "secret-assignment",
-        r"(?P<kq>\\{1,7}[\"'])[\w.-]{0,40}"
-        + _SECRET_WORDS_LOWER
-        + r"(?P=kq)[:=]>?"
-        + _GAP
-        + r"(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
-        "\\\": \\': \\\"= \\'=",
-        generic=True,
-        flags=re.IGNORECASE,
-    ),
-    _RuleSource(
-        "secret-assignment",
-        _SECRET_WORDS_LOWER
-        + r"[ \t]{0,3}[:=][ \t]{0,3}(?P<q>\\{0,7}[\"'])(?P<secret>[^\"'\n]{4,8192})(?P=q)",
-        WORDS_KEYS,
-        generic=True,
-    ),
-    _RuleSource(
-        "secret-assignment",
-        _CONFIG_LINE,
-        WORDS_KEYS,
-        generic=True,
-        flags=re.IGNORECASE | re.MULTILINE,
-        lines=_SECRET_WORDS_LOWER + r"[\w.-]{0,20}[ \t]*(?::[ \t]|=)",
-    ),
+    _RuleSource("secret-assignment", _NETRC, "machine default", generic=True),
+    _RuleSource("secret-assignment", _PGPASS, ":", generic=True, flags=re.MULTILINE),
+    _RuleSource("secret-assignment", _CONNECTION, "pwd password", generic=True),
+    _RuleSource("cli-secret", _CLI_PASSWORD, "login", generic=True),
 )
 """The built-in rules as written, in order: when two rules cover one span, the first names it."""
 
@@ -396,6 +632,7 @@ _PLACEHOLDER = re.compile(
       | %[A-Za-z_]+%                    # %VAR%
       | \*+ | x+ | X+ | \.+ | -+        # masks
       | (?:true|false|null|none|None|undefined|required|optional|string|str|int|bool)
+      | (?:value|foo|bar|baz|example|test|secret|password|token)  # what a doc writes
       | (?:os\.environ|os\.getenv|process\.env|env\.|ENV\[|getenv).*
     )$""",
     re.VERBOSE,

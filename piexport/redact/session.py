@@ -72,17 +72,35 @@ def _redact_value(root: JSON, r: Redactor, skip: frozenset[str]) -> JSON:
     while stack:
         src, dst, keep, structural = stack.pop()
         if isinstance(src, dict):
+            name = _named(src)
             for k, v in src.items():
                 if k in keep:
                     dst[k] = v
                 elif isinstance(k, str) and isinstance(v, str):
-                    dst[r.redact_text(k)] = r.redact_pair(k, v)
+                    # {"name": "DB_PASSWORD", "value": "…"} shows as the pair it is
+                    pair = name if name is not None and k in _VALUE_KEYS else k
+                    dst[r.redact_text(k)] = r.redact_pair(pair, v)
                 else:
                     nested = structural and k in ("message", "content")
                     dst[r.redact_text(k) if isinstance(k, str) else k] = copy(v, nested)
         else:  # the blocks of a structural content list are structure; lists in them are not
             dst.extend(copy(v, structural) for v in src)
     return out
+
+
+_NAME_KEYS = ("name", "Name", "key", "Key", "ParameterKey", "ParameterName")
+_VALUE_KEYS = frozenset({"value", "Value", "ParameterValue"})
+
+
+def _named(obj: dict[Any, Any]) -> str | None:
+    """The name an object gives its value (``{"name": "DB_PASSWORD", "value": "…"}``, as
+    Kubernetes, ECS and CloudFormation write environment variables), if it has both."""
+    if not any(k in obj for k in _VALUE_KEYS):
+        return None
+    for k in _NAME_KEYS:
+        if isinstance(obj.get(k), str):
+            return str(obj[k])
+    return None
 
 
 def _blocks_joined(raw: JSON, redactor: Redactor) -> JSON:

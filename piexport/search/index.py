@@ -229,10 +229,12 @@ def write_session_index(
     parts = [docs[a:b] for a, b in zip(starts, [*starts[1:], len(docs)], strict=True)]
     rows_json = orjson.dumps({"v": INDEX_VERSION, "page": page, "rows": rows, "parts": starts})
     doc_path = [out / "search" / "d" / f"{key}-{n}.js" for n in range(len(parts))]
-    if gate is not None:  # what the files say, one value per line, not their JSON
+    if gate is not None:  # what the files say, each value apart (a blank line), not their JSON
         for part, path in zip(parts, doc_path, strict=True):
-            gate("\n".join(str(v) for doc in part for v in doc), path)
-        gate("\n".join([page, *(str(v) for row in rows for v in row)]), out / CACHE / f"{key}.json")
+            gate("\n\n".join(str(v) for doc in part for v in doc), path)
+        gate(
+            "\n\n".join([page, *(str(v) for row in rows for v in row)]), out / CACHE / f"{key}.json"
+        )
     for n, (part, path) in enumerate(zip(parts, doc_path, strict=True)):
         packed = base64.b64encode(zlib.compress(orjson.dumps(part), 6)).decode("ascii")
         write_atomic(path, script("docs", f"{key}-{n}", packed))
@@ -410,7 +412,7 @@ def build_index(
     shards = _shards(merged.postings)
     search = out / "search"
     for i, terms_of in enumerate(shards.terms):
-        _write(gate, search / "t" / f"{i}.js", script("terms", i, terms_of), "\n".join(terms_of))
+        _write(gate, search / "t" / f"{i}.js", script("terms", i, terms_of), "\n\n".join(terms_of))
     _remove_stale(out, shards.count, merged)
     _write(
         gate,
@@ -577,4 +579,4 @@ def _write_meta(
         "fields": list(fields),
         "records": merged.records,
     }
-    _write(gate, path, script("meta", meta), "\n".join(str(s) for s in shown))
+    _write(gate, path, script("meta", meta), "\n\n".join(str(s) for s in shown))

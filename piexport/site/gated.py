@@ -26,7 +26,8 @@ def text_gate(redactor: Redactor | None) -> Callable[[str, Path], None] | None:
         return None
     from ..export.pipeline import check_output
 
-    # the index's values, each on its line: read as they are (search shows them as text)
+    # the index's values, a blank line between: each read as it is (search shows each as
+    # text of its own), never one value with the next
     return lambda text, path: check_output(text, redactor, path, kind="text")
 
 

@@ -872,6 +872,11 @@ ADVERSARIAL = [
     '\\\\\\"password\\\\\\": ',
     "PASSWORD=",
     "password: a1",
+    # the assignment grammar's layouts (issue 35): next line, continuation, tab, element
+    "password:\n",
+    "TOKEN=\\\n",
+    "api_key\t",
+    "<password>",
     "Authorization: Bearer ",
     "/bot1:",
     "12345678:AA",
