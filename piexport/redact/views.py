@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from urllib.parse import unquote
 
+from ..text.ansi import ESCAPES as _ANSI  # every escape as pages and Markdown leave it out
+
 __all__ = [
     "INVISIBLE_EXTRA",
     "Offset",
@@ -191,9 +193,6 @@ def as_shown(secret: str) -> str:
     return _MARKDOWN_JOIN.sub("", secret) if _MARKDOWN_JOIN.search(secret) else secret
 
 
-_ANSI = re.compile(r"\x1b\[([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?")
-"""Terminal escapes, as ``text.ansi`` finds them (a page draws their colours, a Markdown
-fence leaves them out: the text around them reads as one)."""
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _PERCENT_LINE = re.compile(r"^.*%[0-9A-Fa-f]{2}.*$", re.MULTILINE)
 

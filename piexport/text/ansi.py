@@ -15,11 +15,10 @@ The text is escaped first, then SGR colours become classes and other escapes go:
   shows it (``]8;;https://…``). Nothing after it is swallowed.
 
 Where a string and its payload go, the text on either side comes together. The redactor
-reads outputs with these escapes left out (``redact.views``) but, until it reads them with
-:data:`ESCAPES`, keeps a DCS/APC/PM/SOS payload: so :func:`strip_ansi` leaves a space where
-one was, and a page reads an output without them again with the session's ``derive``
-(:func:`drop_strings`); Markdown is read again whole. A secret split by an image never
-shows joined.
+reads outputs with these very escapes left out (``redact.views`` reads :data:`ESCAPES`), so a
+secret split by an image is seen joined, as a reader sees it. Belt and braces besides:
+:func:`strip_ansi` leaves a space where a string was, and a page reads an output without them
+again with the session's ``derive`` (:func:`drop_strings`); Markdown is read again whole.
 """
 
 from __future__ import annotations
@@ -40,7 +39,7 @@ _ESCAPES = re.compile(
 )
 ESCAPES = _ESCAPES
 """Every escape sequence as pages and Markdown leave it out: what a secret scanner must
-leave out too to see the text a reader sees (``redact.views`` keeps a copy of this)."""
+leave out too to see the text a reader sees (``redact.views`` reads this one)."""
 _SPLIT = re.compile(
     r"(\x1b\[((?:[0-;=?]|&lt;|&gt;)*)(?:[ !#-%(-/]|&#34;|&#39;|&amp;)*([@-~])"
     r"|\x1b([\]P_X^])([^\x07\x1b\n]*)(?:\x07|\x1b\\)"

@@ -51,8 +51,9 @@ def test_long_texts_are_read_again_only_near_a_cut_or_a_join() -> None:
     joined = d.join([far + "\n" + filler + "token " + GHP[:12], GHP[12:] + "\n" + filler], "")
     assert GHP not in joined and "[REDACTED:github-token:" in joined
     assert joined.startswith(far)  # more than a window away from the join
-    line = "password: hunter2-Sup3r and more"  # a value that is the rest of its line once cut
-    assert Redactor.create().redact_text(line) == line
+    # the text is given unredacted: near the cut it is read again (the secret goes), far
+    # from it not (the key a field's reading would have replaced stays)
+    line = "password: hunter2-Sup3r and more"
     block = d.block(far + "\n" + filler + line, len(far) + 1 + len(filler) + 23)
     assert block.startswith(far) and "\npassword: [REDACTED:secret-assignment:" in block[-60:]
 
