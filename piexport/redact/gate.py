@@ -189,13 +189,23 @@ def _markdown_view(piece: str, fence: str = "") -> str:
     pos = 0
     for m in _FENCE.finditer(piece):
         before = piece[pos : m.start()]
-        out.append(before if fence else html.unescape(_OUR_MARKDOWN_TAG.sub("\n", before)))
+        out.append(before if fence else _rendered(before))
         out.append(m.group())
         fence = _fence_step(fence, m)
         pos = m.end()
     rest = piece[pos:]
-    out.append(rest if fence else html.unescape(_OUR_MARKDOWN_TAG.sub("\n", rest)))
+    out.append(rest if fence else _rendered(rest))
     return "".join(out)
+
+
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+"""A backslash before ASCII punctuation, which CommonMark shows as the character alone."""
+
+
+def _rendered(text: str) -> str:
+    """Markdown outside code as a reader sees it: our tags end a line, ``\\<`` is ``<``,
+    character references are their characters."""
+    return html.unescape(_MARKDOWN_ESCAPE.sub(r"\1", _OUR_MARKDOWN_TAG.sub("\n", text)))
 
 
 def _json_views(text: str) -> list[str]:

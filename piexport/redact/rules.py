@@ -93,12 +93,23 @@ _END = r"(?![A-Za-z0-9_-])"
 # assignment, an XML element, .netrc, .pgpass, a connection string). Every repeat is bounded
 # and no unbounded repeat holds another, so a rule's time grows with the text, not faster.
 
-WORDS_KEYS = "pass secret token api access private credential auth"
+WORDS_KEYS = (
+    "pass secret token api access private credential auth encrypt hmac jwt"
+    " signing_key signing-key signingkey session_key session-key sessionkey app_key app-key"
+    " appkey master_key master-key masterkey license_key license-key licensekey"
+)
 """Every secret word contains one of these (lower-cased)."""
 
 _WORD = (  # its first letter as a set first: a text is scanned for it fast, then the rest
-    r"[PpSsTtAaCc_](?i:(?<=p)(?:ass(?:word|wd|phrase)|ass(?<![a-z]pass)(?![a-z])|rivate[_-]?key)"
-    r"|(?<=s)ecret|(?<=t)oken|(?<=a)(?:pi[_-]?key|ccess[_-]?key)|(?<=c)redentials?"
+    r"[PpSsTtAaCcKk_](?i:(?<=p)(?:ass(?:word|wd|phrase)|ass(?<![a-z]pass)(?![a-z])"
+    r"|rivate[_-]?key)"
+    r"|(?<=s)(?:ecret|igning[_-]?key|ession[_-]?key)|(?<=t)oken"
+    r"|(?<=a)(?:pi[_-]?key|ccess[_-]?key|pp[_-]?key)|(?<=c)redentials?"
+    # a key named for what it encrypts or signs, read from its 'k' back (a rarer letter
+    # than their first ones, which every text is full of): ENCRYPTION_KEY, masterKey
+    r"|(?<=k)(?:(?<=encryption[_-]k)|(?<=encryptionk)|(?<=encrypt[_-]k)|(?<=master[_-]k)"
+    r"|(?<=masterk)|(?<=hmac[_-]k)|(?<=hmack)|(?<=jwt[_-]k)|(?<=jwtk)|(?<=license[_-]k)"
+    r"|(?<=licensek))ey"
     r"|(?<=_)(?<![a-z]_)auth|(?<=a)(?<![a-z]a)uth)"
 )
 """A secret word, in any case: what makes a key name a secret (``db.password``,
@@ -215,6 +226,13 @@ _CLI_PASSWORD = (
     r"(?P<q>[\"']?)(?P<secret>[^\s\"'`]{1,256})(?P=q)"
 )
 """``docker login -u user -p pass`` (and every tool that takes a user and a password so)."""
+_HEREDOC = (
+    rf"{_KEY}[\"']?[ \t]{{0,64}}(?:[=:][ \t]{{0,64}})?<<[-~]?[ \t]{{0,8}}(?P<hq>[\"']?)"
+    r"(?P<tag>[A-Za-z_][A-Za-z0-9_]{0,30})(?P=hq)[ \t]{0,64}\r?\n"
+    r"(?P<secret>[^\r\n]{1,8192}(?:\r?\n(?![ \t]{0,64}(?P=tag)\b)[^\r\n]{0,8192}){0,256})"
+    r"\r?\n[ \t]{0,64}(?P=tag)\b"
+)
+"""``password = <<EOF`` / the value / ``EOF`` (HCL, shell, Ruby, PHP heredocs)."""
 
 _CODE = re.compile(
     r"(?:[!~&*]|\+\+|--)?[A-Za-z_$][A-Za-z_.$]{0,200}"
@@ -250,7 +268,8 @@ def _line_start(text: str, at: int) -> bool:
 
 
 _KEY_PREFIX = re.compile(
-    r"[ \t]{0,64}(?:-[ \t]{1,8})?(?:(?:export|set|setx|declare -x|ENV)[ \t]{1,8}|\$env:)?"
+    r"[ \t]{0,64}(?:[{\[(,][ \t]{0,8}){0,8}(?:-[ \t]{1,8})?"
+    r"(?:(?:export|set|setx|declare -x|ENV)[ \t]{1,8}|\$env:)?"
     r"[\"']?[\w.$/:@-]{0,80}"
 )
 
@@ -306,10 +325,16 @@ def assignment_value(m: re.Match[str]) -> bool:
         return False  # a test runner's PASS line
     colon_glued = m.group("op") == ":" and not quoted and text[m.end("op")] not in " \t\r\n"
     if (spaced or colon_glued) and (
-        not _line_start(text, start) or after[:1] not in ("", "#", "!", ";")
+        not _line_start(text, start)
+        or (
+            after[:1] not in ("", "#", "!", ";", ",")
+            and not after.startswith("//")
+            and not _strong(value)
+        )
     ):
         # ``db.password s3cret``, ``db.password:s3cret`` (.properties): a key that starts
-        # a line and the value the rest of it
+        # a line, and the value the rest of it but a comment, or one no word looks like
+        # (``password:Zq7!x9 and more``)
         return False
     if group in ("secret7", "secret8") and (m.group("op") != "=" or next_line):
         return False  # """…""" after a colon or on the next line: a docstring
@@ -344,10 +369,39 @@ def _reference(value: str) -> bool:
 def _mixed_case(value: str) -> bool:
     """Letters in the mixed case of a generated password (``pYkbWNWaxxZf``), not of a name
     (``SecretStr``, ``getPasswordFromConfig``)."""
-    if len(value) < 8 or not value.isalpha():
+    letters = value.translate(_SEPARATORS)
+    if len(letters) < 8 or not letters.isalpha() or not letters.isascii():
         return False
-    upper = sum(c.isupper() for c in value)
-    return 0.3 <= upper / len(value) <= 0.75
+    upper = sum(c.isupper() for c in letters)
+    if 0.3 <= upper / len(letters) <= 0.75:
+        return True
+    return upper > 0 and not letters.isupper() and _GENERATED.search(letters) is not None
+
+
+_GENERATED = re.compile(
+    r"[a-z][A-Z]$"  # a capital alone at the end: duyGhnaP (a name's last word has more)
+    r"|[A-Z]{2,}[a-z][A-Z]"
+    r"|(?i:[bcdfghjklmnpqrstvwxz]{5})"  # five consonants in a row: no word of any name has
+    r"|(?:^|[A-Z])[bcdfghjklmnpqrstvwxz]{4}(?:[A-Z]|$)"  # a 4-letter part with no vowel
+)
+"""Letters no identifier or word is made of (a camelCase or PascalCase name has words with
+vowels, a capital before each): what a generated password of letters alone looks like."""
+
+
+_SEPARATORS = str.maketrans("", "", "_.-~+/")
+"""Characters a generated password holds between its letters (``Qdga_NjLgzRbe``)."""
+
+
+def _strong(value: str) -> bool:
+    """A value no name or word looks like: eight characters or more with letters and digits
+    or a password's symbols, or letters in a password's mixed case (never a reference, a
+    number or a next key, which :func:`assignment_value` has ruled out already)."""
+    if len(value) < 8:
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(c in "!@#$%^&*+=~" for c in value)
+    return (letters and (digits or symbols)) or _mixed_case(value)
 
 
 _SECRETS = (
@@ -485,7 +539,9 @@ _BUILTIN = (
     _RuleSource(
         "url-credentials",
         r"://[^\s:/?#@\"'<>`]{0,128}:"
-        r"(?P<secret>[^\s/?#@\"'<>`]{1,256})@[A-Za-z0-9\[]",
+        # a '/' a password did not percent-encode stays in it (base64 has one), but a port
+        # and a path before an '@' are no password (https://h:8080/users/@alice)
+        r"(?P<secret>(?!\d{1,5}(?:/|$))[^\s/?#@\"'<>`][^\s?#@\"'<>`]{0,255})@[A-Za-z0-9\[]",
         "://",
         generic=True,
     ),
@@ -503,7 +559,7 @@ _BUILTIN = (
         r"(?:\\{0,7}[\"'])?[ \t]{0,3}[:=][ \t]{0,3}"
         r"(?:\\{0,7}[\"'])?(?i:(?:bearer|basic|token|digest|bot|negotiate)[ \t]+)?"
         r"(?!(?i:bearer|basic|token|digest|bot|negotiate)(?![\w-]))"  # a scheme, not a value
-        r"(?P<secret>[A-Za-z0-9._~+/=:-]{6,})",
+        r"(?P<secret>[A-Za-z0-9._~+/=:!@#%^&*-]{6,})",
         "authorization",
         generic=True,
     ),
@@ -608,6 +664,7 @@ _BUILTIN = (
     _RuleSource("secret-assignment", _PGPASS, ":", generic=True, flags=re.MULTILINE),
     _RuleSource("secret-assignment", _CONNECTION, "pwd password", generic=True),
     _RuleSource("cli-secret", _CLI_PASSWORD, "login", generic=True),
+    _RuleSource("secret-assignment", _HEREDOC, "<<", generic=True, flags=re.IGNORECASE),
 )
 """The built-in rules as written, in order: when two rules cover one span, the first names it."""
 

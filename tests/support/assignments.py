@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import string
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -62,6 +63,15 @@ KEYS = (
     "credentials",
     "MYSQL_ROOT_PASSWORD",
     "refresh_token",
+    "ENCRYPTION_KEY",
+    "encryption_key",
+    "masterKey",
+    "jwt_key",
+    "hmac-key",
+    "LICENSE_KEY",
+    "signing_key",
+    "SESSION_KEY",
+    "app_key",
 )
 KEY_FORMS = ("{k}", '"{k}"', "'{k}'", "export {k}", "set {k}", "$env:{k}", "  {k}", "- {k}")
 """How a key is written: bare, quoted (JSON, TOML, PHP), a shell export, cmd's ``set``,
@@ -84,13 +94,27 @@ SEPARATORS = (
     "\n= ",  # INI: the key split from its value
 )
 QUOTES = ("", '"', "'")
-TRAILERS = ("", "   # prod db", " # note", " ; comment", ";", ",", " // note", " and more", "  ")
+TRAILERS = (
+    "",
+    "   # prod db",
+    " # note",
+    " ; comment",
+    ";",
+    ",",
+    " ,",
+    " // note",
+    " and more",
+    "  ",
+    "\t# x",
+)
 LAYOUTS = ("alone", "file", "prose")
 
 
 def value(rng: random.Random) -> str:
     """A value of one of the shapes secrets take (never a placeholder)."""
-    kind = rng.randrange(6)
+    kind = rng.randrange(7)
+    if kind == 6:  # letters alone, as a generator makes them (no word, no name)
+        return _generated_letters(rng)
     if kind == 0:
         return "".join(rng.choice(ALNUM) for _ in range(rng.randrange(10, 30))) + str(
             rng.randrange(10)
@@ -108,6 +132,21 @@ def value(rng: random.Random) -> str:
         "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randrange(4, 8)))
         for _ in range(3)
     ) + str(rng.randrange(10))
+
+
+def _generated_letters(rng: random.Random) -> str:
+    """Eight to twenty random letters with at least two capitals and two small letters, that
+    no identifier is made of (a camelCase name's words have vowels, and end in a word)."""
+    while True:
+        v = "".join(rng.choice(string.ascii_letters) for _ in range(rng.randrange(8, 21)))
+        upper = sum(c.isupper() for c in v)
+        if 2 <= upper <= len(v) - 2 and _NOT_A_NAME.search(v):
+            return v
+
+
+_NOT_A_NAME = re.compile(r"(?i:[bcdfghjklmnpqrstvwxz]{5})|[a-z][A-Z]$|[A-Z]{2,}[a-z][A-Z]")
+"""What random letters show and names do not: five consonants in a row, a capital alone at
+the end, a capital between capitals and small letters (the rule's own test of a value)."""
 
 
 def _place(line: str, layout: str, rng: random.Random) -> str:
@@ -197,6 +236,15 @@ def formats(rng: random.Random, n: int = 8) -> Iterator[Case]:
             "docker-config": f'{{"auths": {{"ghcr.io": {{"auth": "{v}"}}}}}}',
             "dockerfile-env": f"ENV API_KEY {v}",
             "java-property": f'System.setProperty("db.password", "{v}");',
+            "json-next-line": f'{{"password":\n  "{v}"}}',
+            "json-pretty": f'{{\n  "user": "{user}",\n  "api_key":\n    "{v}"\n}}',
+            "heredoc": f"password = <<EOF\n{v}\nEOF\n",
+            "heredoc-hcl": f'resource "x" "y" {{\n  secret = <<-EOT\n    {v}\n  EOT\n}}',
+            "heredoc-shell": f"cat > .env <<'EOF'\nexport API_TOKEN=\\\n  {v}\nEOF",
+            "glued-comma": f"password:{v},",
+            "glued-words": f"API_KEY:{v} and more",
+            "spaced-words": f"token {v} // note",
+            "auth-symbols": f"Authorization: Bearer {w}^{v}",
         }
         for shape, text in cases.items():
             secret = w if shape == "mysql" else v
@@ -242,6 +290,18 @@ NEAR_MISSES = (
     "token_type: bearer",
     "secret: false",
     "password: required",
+    "password = userInput",
+    "token = accessToken",
+    "secret = getSecretFromVault",
+    "api_key: apiKeyFromConfig,",
+    "encryption_key = derive_key(salt)",
+    "masterKey: keyring.get",
+    "session_key = request.session.session_key",
+    "token = setUpClass",
+    "primary_key = {n}",
+    "hotkey = ctrl+shift+k",
+    "license_key_url: https://example.com/licenses",
+    "cache_key = f'{{user}}:{{n}}'",
 )
 """Innocent lines that look like assignments (placeholders, references, numbers, names of
 keys, error codes with their messages, prose)."""
