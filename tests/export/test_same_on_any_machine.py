@@ -176,3 +176,40 @@ def test_the_guard_follows_its_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     assert 0 < turns[0] < 10**9 - 1
     monkeypatch.setattr(deadline, "_now", lambda: 0.0)
     assert deadline.bounded(0.0001, lambda: sum(range(3_000_000))) == sum(range(3_000_000))
+
+
+def test_a_stop_is_written_on_the_page_and_fails_a_strict_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Should the guard ever fire (here: a lexer that spins, under a guard of 50 ms), the
+    page says so where the block is, the run warns on stderr, and --strict exits 1."""
+    from click.testing import CliRunner
+
+    from piexport.cli import cli
+
+    from tests.support.hostile_slow import spin_lexer
+
+    if not deadline.can_stop():
+        pytest.skip("needs SIGPROF in the main thread")  # pragma: no cover - Linux CI has it
+    monkeypatch.setattr(highlight, "block_seconds", lambda chars: 0.05)
+    by_name = highlight.lexer_by_name
+    monkeypatch.setattr(
+        highlight, "lexer_by_name", lambda name: spin_lexer() if name == "spin" else by_name(name)
+    )
+    text = "Two blocks:\n\n```spin\nstuck <here>\n```\n\n```python\nx = 1\n```\n"
+    messages = [{"role": "user", "content": "go"}, {"role": "assistant", "content": text}]
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00Z"}
+    lines = [header, *(_entry(i, m) for i, m in enumerate(messages))]
+    source = tmp_path / "s.jsonl"
+    source.write_bytes(b"\n".join(orjson.dumps(e) for e in lines) + b"\n")
+    out = tmp_path / "s.html"
+    result = CliRunner().invoke(cli, ["render", str(source), "-o", str(out), "--strict"])
+    assert result.exit_code == 1, result.output
+    assert "1 block(s) stopped by the hang guard" in result.stderr
+    assert "Spin block of 13 characters: not coloured: the colourer was stopped" in result.stderr
+    page = out.read_text()
+    assert '<span class="hl-stopped">[not coloured: the colourer was stopped]</span> ' in page
+    assert "stuck &lt;here&gt;" in page
+    assert '<span class="n">x</span>' not in page  # the rest of the page is not coloured
+    result = CliRunner().invoke(cli, ["render", str(source), "-o", str(out)])
+    assert result.exit_code == 0 and "stopped by the hang guard" in result.stderr
