@@ -6,8 +6,10 @@ more than linearly, and those that run past a limit. Asserts nothing.
 Each input is a run of one shape (blanks, tabs, newlines, quotes, brackets, a key followed by
 blanks, ...) at two sizes; a lexer whose time grows faster than the size ratio to the power
 1.5 (and takes more than 50 ms at the larger size) is reported, as is one the limit stops.
-piexport colours every block under a hard limit (piexport/deadline.py), so none of these can
-hang a page; this script finds shapes for tests/support/hostile_slow.py.
+piexport shows a block with a long run of blanks or of one character as plain text, counted
+(``colourable`` in piexport/page/highlight.py), and keeps a hang guard for any other shape
+(piexport/deadline.py); this script finds shapes for tests/support/hostile_slow.py and for
+that count.
 """
 
 from __future__ import annotations

@@ -137,9 +137,9 @@ def patch(module, name, part):
         setattr(module, name, timed(part, getattr(module, name)))
 
 render = piexport.page.render
-if MARKS:  # under callgrind, 30-100x slower: no time limit may cut colouring or the page short
+if MARKS:  # under callgrind, 30-100x slower: no hang guard may cut colouring or the page short
     piexport.page.highlight.block_seconds = lambda chars: 1e9
-    piexport.page.highlight.HighlightBudget.__init__.__defaults__ = (400_000, 1e9)
+    piexport.page.markdown.markdown_seconds = lambda chars: 1e9
     piexport.export.pipeline.page_seconds = lambda size: 1e9
 patch(piexport.export.pipeline, "load_session", "loading")
 patch(piexport.export.pipeline, "build_view", "view")

@@ -1,21 +1,25 @@
-"""Hard time limits for work on hostile text: a block that takes too long is stopped.
+"""The last resort against a hang: work on hostile text that runs far past any ordinary
+need is stopped, and the stop is reported.
 
-A check between blocks is not a bound: one regex in one Pygments lexer can backtrack for
-hours on a few kilobytes. Python's regex engine and its interpreter loop both look at
-pending signals as they run, so a timer's signal stops any of it mid-match.
+What a page contains is decided by counted work (characters, lines, line pairs: see
+``highlight.py``, ``markdown.py``, ``report/linediff.py``), never by a clock, so the same
+session gives the same page on any machine, busy or idle. Counting cannot catch everything:
+one regex in one Pygments lexer can backtrack for hours on a few kilobytes, inside a single
+call. For that alone this module keeps a hang guard, set far above what ordinary input needs
+(tens of times over, so that no machine however loaded reaches it on ordinary input), whose
+firing is never silent: each :func:`bounded` call that runs out is recorded (:func:`stops`),
+the caller writes it on the page where the block is, and the page's run reports it as a
+warning (``--strict`` fails on it).
 
-Two clocks. A page's limit (:func:`limit`) is wall time (``SIGALRM``): how long a reader or a
-site build waits. A block's bound (:func:`bounded`) is the process's CPU time (``SIGPROF``):
-a block that backtracks burns CPU whatever else the machine does, while an ordinary block on
-a machine busy with other work only waits longer, and must not be cut short for it (a page
-made on a busy machine would then differ from the same page made on an idle one). Limits of
-a clock nest: an inner one never outlives the one around it, and when both have passed, the
-outer one is the one reported; a block's bound inside a page's limit reports the page's.
+The guard's clock is the process's CPU time (``SIGPROF``): a block that backtracks burns CPU
+whatever else the machine does, while an ordinary block on a busy machine only waits longer.
+Python's regex engine and its interpreter loop both look at pending signals as they run, so
+the timer's signal stops any of it mid-match. Limits nest: an inner one never outlives the
+one around it, and when both have passed, the outer one is the one reported.
 
-Where there is no ``SIGALRM`` (Windows) or the caller is not the main thread (signals go to
-the main thread only), :func:`limit` cannot stop anything; :func:`bounded` says so
-(``can_stop()``), and callers that must be bounded run the work in a child process instead
-(see ``highlight.py``).
+Where there is no ``SIGPROF`` (Windows) or the caller is not the main thread (signals go to
+the main thread only), :func:`cpu_limit` cannot stop anything (``can_stop()`` says so), and
+callers that must be bounded run the work in a child process instead (see ``highlight.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 __all__ = [
@@ -36,29 +40,58 @@ __all__ = [
     "cpu_limit",
     "forget_after_fork",
     "held",
-    "limit",
     "outer_expired",
+    "record_stop",
+    "stops",
 ]
 
 T = TypeVar("T")
 
 
 class DeadlineExceeded(BaseException):
-    """The work under a :func:`limit` ran past its time.
+    """The work under a :func:`cpu_limit` ran past its time.
 
     A ``BaseException``, like ``KeyboardInterrupt``: code that catches ``Exception`` to
     carry on (a lexer wrapping errors, a fallback path) must not swallow it."""
 
 
-_ends: list[float] = []
-"""Monotonic end times of the limits in force, outermost first (each ≤ the one before)."""
 _cpu_ends: list[float] = []
-"""Process CPU-time end times of the bounds in force, outermost first."""
+"""Process CPU-time end times of the limits in force, outermost first (each ≤ the one before)."""
+
+
+def _now() -> float:
+    """The guard's clock: this process's CPU time."""
+    return time.process_time()
+
+
+_TIMER = hasattr(signal, "setitimer") and hasattr(signal, "SIGPROF")
 
 
 def can_stop() -> bool:
-    """Whether :func:`limit` can stop running work in this thread."""
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    """Whether :func:`cpu_limit` can stop running work in this thread."""
+    return _TIMER and threading.current_thread() is threading.main_thread()
+
+
+_stopped: ContextVar[list[str] | None] = ContextVar("stopped", default=None)
+
+
+@contextmanager
+def stops() -> Iterator[list[str]]:
+    """Collect what the guard stopped in the body (one line per stop, saying what it was):
+    a page's run reports them (``export/pipeline.py``)."""
+    found: list[str] = []
+    token = _stopped.set(found)
+    try:
+        yield found
+    finally:
+        _stopped.reset(token)
+
+
+def record_stop(what: str) -> None:
+    """Report a stop to the :func:`stops` in force (a worker's, passed on to its page)."""
+    found = _stopped.get()
+    if found is not None:
+        found.append(what)
 
 
 _UNSAFE = frozenset(
@@ -69,21 +102,10 @@ collector calls, the fork handlers of ``logging``; ``gc.callbacks`` too): the al
 for its next tick."""
 
 
-def _on_alarm(signum: int, frame: Any) -> None:
-    if _ends and time.monotonic() < _ends[-1]:
-        _arm(_ends[-1])  # a garbage collection moved the end
-        return
-    _raise_unless_unsafe(frame, signal.ITIMER_REAL)
-
-
 def _on_prof(signum: int, frame: Any) -> None:
-    if _cpu_ends and time.process_time() < _cpu_ends[-1]:
-        _arm_cpu(_cpu_ends[-1])  # a garbage collection moved the end
+    if _cpu_ends and _now() < _cpu_ends[-1]:
+        _arm(_cpu_ends[-1])  # a garbage collection moved the end
         return
-    _raise_unless_unsafe(frame, signal.ITIMER_PROF)
-
-
-def _raise_unless_unsafe(frame: Any, timer: int) -> None:
     callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
     depth = 0
     while frame is not None and depth < 64:
@@ -92,35 +114,34 @@ def _raise_unless_unsafe(frame: Any, timer: int) -> None:
         frame, depth = frame.f_back, depth + 1
     # the code the exception unwinds (ending worker processes, closing a page) gets a quiet
     # GRACE before the next tick: a second exception there would cut that clean-up short
-    signal.setitimer(timer, GRACE, REPEAT)
+    signal.setitimer(signal.ITIMER_PROF, GRACE, REPEAT)
     raise DeadlineExceeded
 
 
-_gc_began = (0.0, 0.0)
+_gc_began = 0.0
 
 
 def _on_gc(phase: str, info: dict[str, int]) -> None:
     """Time the garbage collector takes is not the work's: a full collection of a big heap
     can take a second, whatever block happens to be running. Every limit moves by it."""
     global _gc_began
-    if not (_ends or _cpu_ends):
+    if not _cpu_ends:
         return
     if phase == "start":
-        _gc_began = (time.monotonic(), time.process_time())
-    elif _gc_began[0]:
-        wall, cpu = time.monotonic() - _gc_began[0], time.process_time() - _gc_began[1]
-        _gc_began = (0.0, 0.0)
-        _ends[:] = [end + wall for end in _ends]
-        _cpu_ends[:] = [end + cpu for end in _cpu_ends]
+        _gc_began = _now()
+    elif _gc_began:
+        took = _now() - _gc_began
+        _gc_began = 0.0
+        _cpu_ends[:] = [end + took for end in _cpu_ends]
 
 
 gc.callbacks.append(_on_gc)
 
 
 REPEAT = 0.05
-"""After its end, the timer fires again this often until the limit is left: an exception
-raised where Python cannot pass it on (a ``__del__``, a lock release in logging) is lost,
-and the next one is not."""
+"""The timer fires this often (in CPU seconds) while a limit is in force, and again after
+its end until the limit is left: an exception raised where Python cannot pass it on (a
+``__del__``, a lock release in logging) is lost, and the next one is not."""
 GRACE = 1.0
 """After it has raised, the timer waits this long before it fires again (should the
 exception have been swallowed): unwinding to the limit, ``finally`` blocks end worker
@@ -128,110 +149,69 @@ processes and close the page, and one more exception in them would leave workers
 
 
 def _arm(end: float) -> None:
-    # a timer of 0 disarms: an end already passed still fires, at once
-    signal.setitimer(signal.ITIMER_REAL, max(end - time.monotonic(), 1e-4), REPEAT)
-
-
-def _arm_cpu(end: float) -> None:
-    signal.setitimer(signal.ITIMER_PROF, max(end - time.process_time(), 1e-4), REPEAT)
-
-
-@dataclass(frozen=True, slots=True)
-class _Clock:
-    ends: list[float]
-    now: Callable[[], float]
-    timer: int
-    signum: int
-    handler: Callable[[int, Any], None]
-    arm: Callable[[float], None]
-
-
-# Windows has neither timer: there, can_stop() is false and no clock is used
-_TIMERS = hasattr(signal, "setitimer")
-_WALL = (
-    _Clock(_ends, time.monotonic, signal.ITIMER_REAL, signal.SIGALRM, _on_alarm, _arm)
-    if _TIMERS
-    else None
-)
-_CPU = (
-    _Clock(_cpu_ends, time.process_time, signal.ITIMER_PROF, signal.SIGPROF, _on_prof, _arm_cpu)
-    if _TIMERS and hasattr(signal, "SIGPROF")
-    else None
-)
+    # The timer ticks at least every REPEAT seconds of CPU and the handler reads the clock:
+    # the guard goes by :func:`_now` alone (a test drives it). A timer of 0 disarms: an end
+    # already passed still fires, at once.
+    signal.setitimer(signal.ITIMER_PROF, min(max(end - _now(), 1e-4), REPEAT), REPEAT)
 
 
 @contextmanager
-def _limit(clock: _Clock, seconds: float) -> Iterator[None]:
-    end = clock.now() + seconds
-    if clock.ends:
-        end = min(end, clock.ends[-1])
+def cpu_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`DeadlineExceeded` in the body once it has used ``seconds`` of the
+    process's CPU time (waiting, and other processes' work, do not count).
+
+    Nested limits keep the earliest end. The exception belongs to the innermost limit whose
+    time is up: an inner limit that catches it and finds an outer one expired too must
+    re-raise (:func:`outer_expired` tells). Where :func:`can_stop` is false this does nothing.
+    """
+    if not can_stop():
+        yield
+        return
+    end = _now() + seconds
+    if _cpu_ends:
+        end = min(end, _cpu_ends[-1])
     previous = None
-    if not clock.ends:
-        previous = signal.getsignal(clock.signum)
-        signal.signal(clock.signum, clock.handler)
-    clock.ends.append(end)
-    clock.arm(end)
+    if not _cpu_ends:
+        previous = signal.getsignal(signal.SIGPROF)
+        signal.signal(signal.SIGPROF, _on_prof)
+    _cpu_ends.append(end)
+    _arm(end)
     try:
         yield
     finally:
         # if the timer fires here, the pop below still runs (the disarm is in its try)
         try:
-            signal.setitimer(clock.timer, 0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
         finally:
-            clock.ends.pop()
-            if clock.ends:
-                clock.arm(clock.ends[-1])
+            _cpu_ends.pop()
+            if _cpu_ends:
+                _arm(_cpu_ends[-1])
             else:
-                signal.signal(clock.signum, previous if previous is not None else signal.SIG_DFL)
-
-
-@contextmanager
-def limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`DeadlineExceeded` in the body once ``seconds`` (of wall time) have passed.
-
-    Nested limits keep the earliest end. The exception belongs to the innermost limit whose
-    time is up: an inner ``limit`` that catches it and finds an outer one expired too must
-    re-raise (:func:`outer_expired` tells). Where :func:`can_stop` is false this does nothing.
-    """
-    if not can_stop() or _WALL is None:
-        yield
-        return
-    with _limit(_WALL, seconds):
-        yield
-
-
-@contextmanager
-def cpu_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`DeadlineExceeded` in the body once it has used ``seconds`` of the process's
-    CPU time (waiting, and other processes' work, do not count). Nests like :func:`limit`."""
-    if not can_stop() or _CPU is None:
-        with limit(seconds):  # no CPU timer here: wall time is the bound left
-            yield
-        return
-    with _limit(_CPU, seconds):
-        yield
+                signal.signal(signal.SIGPROF, previous if previous is not None else signal.SIG_DFL)
 
 
 def outer_expired() -> bool:
     """Whether a limit that is still in force has run out (so a caught
     :class:`DeadlineExceeded` is its business, not the inner block's)."""
-    wall = bool(_ends) and time.monotonic() >= _ends[-1]
-    return wall or (bool(_cpu_ends) and time.process_time() >= _cpu_ends[-1])
+    return bool(_cpu_ends) and _now() >= _cpu_ends[-1]
 
 
-def bounded(seconds: float, fn: Callable[..., T], *args: Any) -> T | None:
+def bounded(seconds: float, fn: Callable[..., T], *args: Any, what: str = "") -> T | None:
     """``fn(*args)``, or None when it used more than ``seconds`` of CPU time (or ran past a
-    limit around it, which is then raised again for that limit's owner)."""
+    limit around it, which is then raised again for that limit's owner). A stop is
+    recorded for the :func:`stops` in force, as ``what`` (not at all when it is empty)."""
     try:
         with cpu_limit(seconds):
             return fn(*args)
     except DeadlineExceeded:
         if outer_expired():
             raise
+        if what:
+            record_stop(what)
         return None
 
 
-_SIGNALS = {clock.signum for clock in (_WALL, _CPU) if clock is not None}
+_SIGNALS = {signal.SIGPROF} if _TIMER else set()
 
 
 @contextmanager
@@ -239,7 +219,7 @@ def held() -> Iterator[None]:
     """Hold the timer's signal back for a moment that must not be cut short: forking (the
     fork handlers of ``logging`` cannot pass an exception on), ending worker processes,
     removing a temporary file. A limit that ran out meanwhile fires as soon as it ends."""
-    if not ((_ends or _cpu_ends) and hasattr(signal, "pthread_sigmask") and can_stop()):
+    if not (_cpu_ends and hasattr(signal, "pthread_sigmask") and can_stop()):
         yield
         return
     old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
@@ -252,7 +232,6 @@ def held() -> Iterator[None]:
 def forget_after_fork() -> None:
     """In a forked worker: the parent's limits are the parent's to enforce (its timer was
     not inherited, and its signal may still be held). The worker's own limits start anew."""
-    _ends.clear()
     _cpu_ends.clear()
-    if hasattr(signal, "pthread_sigmask"):
+    if hasattr(signal, "pthread_sigmask") and _SIGNALS:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..deadline import DeadlineExceeded, held, limit, outer_expired
+from ..deadline import DeadlineExceeded, cpu_limit, held, outer_expired, stops
 from ..errors import PiexportError
 from ..output import write_atomic
 from ..page.render import RenderOptions, SiteNav, render_plain_parts, render_session_parts
@@ -38,9 +38,12 @@ __all__ = [
 
 
 def page_seconds(input_bytes: int) -> float:
-    """How long one page may take before its plain fallback is written instead: a minute,
-    and 4 s per MB of session (big pages render at well over 2 MB/s)."""
-    return 60.0 + 4.0 * input_bytes / 1_000_000
+    """The hang guard of one page, in CPU seconds of the page's process: two minutes, and
+    30 s per MB of session. Big pages take well under half a second of it per MB, so no
+    ordinary page reaches it, on a busy machine (its clock counts the page's own work, not
+    the waiting) or on one 50 times slower; it is a last resort, behind the counted caps
+    that decide what a page shows, and its firing is written on the page and reported."""
+    return 120.0 + 30.0 * input_bytes / 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +103,11 @@ def export_session(
     file with no usable entries and ``OutputError`` when the page cannot be written; problems
     inside the file are diagnostics on the result.
 
-    A page that takes longer than ``seconds`` (default :func:`page_seconds` of the input's
-    size) is written as a plain-text page instead, with a diagnostic saying so.
+    What the page shows is decided by counted work only. A page whose making uses more than
+    ``seconds`` of CPU time (default :func:`page_seconds` of the input's size: a hang guard
+    no ordinary page reaches) is written as a plain-text page instead, with a diagnostic
+    saying so; blocks the per-block guards stopped are marked on the page and reported in
+    one diagnostic (warnings: ``--strict`` fails on them).
 
     ``pending_tail``: the file is being written; an unterminated last line waits (see
     ``load_session``). ``nav``: where the page sits in a site (``SiteNav``).
@@ -118,7 +124,7 @@ def export_session(
         seconds = page_seconds(_size(source))
     lineage: dict[str, Any] = {}
     try:
-        with limit(seconds):
+        with stops() as stopped, cpu_limit(seconds):
             view = build_view(
                 session,
                 parent_href=parent_href,
@@ -138,10 +144,13 @@ def export_session(
                 if close is not None:
                     with held():
                         close()
+        if stopped:
+            said = f"{len(stopped)} block(s) stopped by the hang guard, shown as text: "
+            session.diagnostics.append(Diagnostic(session.path, 0, said + "; ".join(stopped)))
     except DeadlineExceeded:
         if outer_expired():
             raise
-        took = f"the page took longer than {seconds:g} s to make"
+        took = f"the page took longer than {seconds:g} s of CPU time to make"
         session.diagnostics.append(Diagnostic(session.path, 0, f"{took}: written as plain text"))
         reason = f"{took[0].upper()}{took[1:]}, so it is shown as plain text."
         plain = render_plain_parts(session, session.title or "Untitled session", reason, nav)

@@ -1,10 +1,15 @@
-"""Syntax highlighting with Pygments, within a size cap and a time budget per page.
+"""Syntax highlighting with Pygments, within counted caps per block and per page.
 
 Lexers are picked by name or file name, never guessed. Past the caps, code is escaped plain
-text: a page must never hang on a pathological block. Some of Pygments' lexers backtrack for
-minutes on a few kilobytes (a systemd unit with a long run of spaces, Easytrieve with tabs),
-so each block is coloured under a hard time limit (:mod:`deadline`, or a child process that
-is killed where no timer can stop the work) and shown plain when it runs out.
+text: a page must never hang on a pathological block. What is coloured is decided by counting
+alone (characters per block and per page, runs of blanks and of one character), so the same
+session gives the same page on any machine. Some of Pygments' lexers backtrack for minutes on
+a few kilobytes (a systemd unit with a long run of spaces, Easytrieve with tabs, C++ with
+thousands of blank lines): every shape found so far is a long run, and a block with one is
+shown plain (:func:`colourable`). For a shape not yet found, each block is coloured under a
+hang guard (:mod:`deadline`, or a child process that is ended where no timer can stop the
+work) far above what any ordinary block needs; when it fires, the block says so on the page,
+the page's run warns, and the rest of that page is shown plain.
 """
 
 from __future__ import annotations
@@ -13,7 +18,6 @@ import atexit
 import fnmatch
 import hashlib
 import re
-import time
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import cache, lru_cache
@@ -26,7 +30,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import find_lexer_class
 from pygments.lexers._mapping import LEXERS
 
-from ..deadline import bounded, can_stop
+from ..deadline import bounded, can_stop, record_stop
 from ..text.cut import shorten
 from ..text.textsafe import reveal_controls
 from . import colourcache
@@ -34,36 +38,68 @@ from .lexing import faster
 
 MAX_HIGHLIGHT = 200_000
 """Blocks larger than this (characters) are not highlighted."""
+MAX_BLANK_RUN = 256
+"""Blocks with this many blank characters in a row (spaces, tabs, newlines, in any mix) are
+not highlighted: the lexers bench/lexers.py found superlinear slow down on such runs (the
+systemd lexer is cubic in a run of spaces: 60 ms at 250, minutes at 4,000)."""
+MAX_CHAR_RUN = 1_000
+"""Nor are blocks with a run of this many of one character (quotes, brackets, stars)."""
 _FORMATTER = HtmlFormatter(nowrap=True)
+_BLANK_RUN = re.compile(rf"(?<!\s)\s{{{MAX_BLANK_RUN}}}")
+"""Tried only where a run of blanks begins, so a search is linear in the block."""
+_CHAR_RUN = re.compile(r"(.)\1{31}", re.DOTALL)
+"""Runs of 32 of one character, found one after another: a longer run is several in a row."""
+STOPPED = "not coloured: the colourer was stopped"
+"""Written on the page where a block the hang guard stopped is (it never stops an ordinary
+block; see :func:`block_seconds`)."""
+_STOPPED_NOTE = f'<span class="hl-stopped">[{STOPPED}]</span> '
 
 
 def block_seconds(chars: int) -> float:
-    """How long one block may take to colour: ten times what Pygments' slowest common
-    lexers need (about 250 KB/s), and half a second more than that, so that only a lexer
-    gone superlinear ever reaches it (ordinary blocks take milliseconds)."""
-    return 0.5 + chars / 25_000
+    """The hang guard for one block, in CPU seconds: five, and a second per 2,000 characters.
+    Pygments' slowest common lexers colour 250 KB a second (Python: 700 KB), so this is over a
+    hundred times what an ordinary block takes: a machine 50 times slower still colours it
+    the same. Only a lexer gone superlinear ever reaches it."""
+    return 5.0 + chars / 2_000
+
+
+def colourable(code: str) -> bool:
+    """Whether a block may be coloured: no longer than :data:`MAX_HIGHLIGHT`, no run of
+    :data:`MAX_BLANK_RUN` blanks, none of :data:`MAX_CHAR_RUN` of one character. Counted
+    (linear in the block), never timed."""
+    if len(code) > MAX_HIGHLIGHT or _BLANK_RUN.search(code):
+        return False
+    run, char, end = 0, "", -1
+    for m in _CHAR_RUN.finditer(code):
+        if m.start() == end and m.group(1) == char:
+            run += 32
+        else:
+            run, char = 32, m.group(1)
+        end = m.end()
+        if run >= MAX_CHAR_RUN:
+            return False
+    return True
 
 
 class HighlightBudget:
     """How much highlighting one page may do; after that, plain escaped text.
 
-    Counted in characters, so the same session gives the same page on any machine; the
-    seconds are a safety net for a lexer that crawls on some input, set well above what
-    the characters take (about a second) so that a busy machine does not change the page."""
+    Counted in characters, so the same session gives the same page on any machine. Should
+    the hang guard stop a block (:data:`STOPPED`), the rest of the page is plain too: a
+    hostile page pays for one stopped block, not for each of its blocks."""
 
-    def __init__(self, chars: int = 400_000, seconds: float = 6.0) -> None:
+    def __init__(self, chars: int = 400_000) -> None:
         self.chars = chars
-        self.seconds = seconds
+        self.stopped = False
         self.seen: set[tuple[bytes, str]] = set()
         """Blocks this page has coloured already: a repeat is free."""
 
     @property
     def left(self) -> bool:
-        return self.chars > 0 and self.seconds > 0
+        return self.chars > 0 and not self.stopped
 
-    def spend(self, chars: int, seconds: float) -> None:
+    def spend(self, chars: int) -> None:
         self.chars -= chars
-        self.seconds -= seconds
 
 
 page_budget: ContextVar[HighlightBudget | None] = ContextVar("page_budget", default=None)
@@ -172,31 +208,24 @@ pages share files. Saves the work only: each page's budget is charged as if it w
 
 def highlight_code(code: str, lexer: Lexer | None, budget: HighlightBudget | None = None) -> str:
     """Escaped, highlighted HTML for code (no wrapper); plain when over a cap."""
-    if lexer is None or len(code) > MAX_HIGHLIGHT or (budget is not None and not budget.left):
+    if lexer is None or (budget is not None and not budget.left) or not colourable(code):
         return reveal_controls(str(escape(code)))
     key = _key(code, lexer)
     # The page is charged once per block whether or not this process has coloured it
     # before (for another page of a site, say): what a page shows depends on the page alone.
-    charge = 0
     if budget is not None and key not in budget.seen:
         budget.seen.add(key)
-        charge = len(code)
+        budget.spend(len(code))
     hit = _cache.get(key)
     if hit is not None:
-        if budget is not None:
-            budget.spend(charge, 0.0)
         return hit
     coloured = colourcache.load(code, lexer.name)  # by an earlier run or another process
-    if coloured is not None:
-        if budget is not None:
-            budget.spend(charge, 0.0)
-    else:
-        start = time.perf_counter()
-        coloured = _colour(code, lexer, block_seconds(len(code)))
-        if budget is not None:
-            budget.spend(charge, time.perf_counter() - start)
-        if coloured is None:  # ran out of time: plain, and not cached (another page may differ)
-            return reveal_controls(str(escape(code)))
+    if coloured is None:
+        coloured = _colour(code, lexer)
+        if coloured is None:  # the hang guard stopped it: said on the page, and not cached
+            if budget is not None:
+                budget.stopped = True
+            return _STOPPED_NOTE + reveal_controls(str(escape(code)))
         colourcache.store(code, lexer.name, coloured)
     out = reveal_controls(coloured)
     if len(_cache) < 4096:
@@ -218,10 +247,14 @@ def is_cached(code: str, lexer: Lexer) -> bool:
 
 def colour_only(code: str, lexer: Lexer) -> str | None:
     """Pygments' HTML for a block, from the disk cache or coloured (and then stored), under
-    the block's time limit; None when it runs out. Charges no budget: for colouring ahead."""
+    the hang guard; None when it is not colourable or the guard stops it (the page's own
+    process then tries it again, and reports the stop). Charges no budget: for colouring
+    ahead."""
+    if not colourable(code):
+        return None
     coloured = colourcache.load(code, lexer.name)
     if coloured is None:
-        coloured = _colour(code, lexer, block_seconds(len(code)))
+        coloured = _colour(code, lexer, report=False)
         if coloured is not None:
             colourcache.store(code, lexer.name, coloured)
     return coloured
@@ -237,27 +270,23 @@ def _highlight(code: str, lexer: Lexer) -> str:
     return str(highlight(code, lexer, _FORMATTER))
 
 
-_warm: set[type[Lexer]] = set()
-"""Lexers that have coloured a block in this process: their rules (and those of the lexers
-they call, like CSS inside HTML) are compiled, which on first use can take longer than a
-small block's limit on a busy machine."""
-
-
-def _colour(code: str, lexer: Lexer, seconds: float) -> str | None:
-    """Pygments' HTML for code, or None when it takes longer than ``seconds`` (twice, the
-    first time a lexer runs: compiling its rules is not the block's time)."""
+def _colour(code: str, lexer: Lexer, report: bool = True) -> str | None:
+    """Pygments' HTML for code, or None when the hang guard stops it (:func:`block_seconds`
+    of CPU time; recorded for the page's run unless ``report`` is false)."""
+    seconds = block_seconds(len(code))
+    what = f"{lexer.name} block of {len(code):,} characters: {STOPPED}"
     if not can_stop():
-        return _colour_in_child(code, lexer, seconds)
-    out = bounded(seconds, _highlight, code, lexer)
-    if out is None and type(lexer) not in _warm:
-        out = bounded(seconds, _highlight, code, lexer)
-    _warm.add(type(lexer))
-    return out
+        out = _colour_in_child(code, lexer, seconds)
+        if out is None and report:
+            record_stop(what)
+        return out
+    return bounded(seconds, _highlight, code, lexer, what=what if report else "")
 
 
 _pool: Any = None
-"""A one-process pool for colouring where no timer can stop a block (not the main thread,
-or no ``SIGALRM``): a block that runs out of time is stopped by ending the process."""
+"""A one-process pool for colouring where no timer can stop a block here (not the main
+thread, or no ``SIGPROF``): the child bounds the block by its own CPU time where it can, and
+a block that still runs far past that is stopped by ending the process."""
 
 
 def _colour_in_child(code: str, lexer: Lexer, seconds: float) -> str | None:
@@ -267,18 +296,23 @@ def _colour_in_child(code: str, lexer: Lexer, seconds: float) -> str | None:
     if _pool is None:
         _pool = multiprocessing.get_context("spawn").Pool(1)  # no fork from a thread
         atexit.register(_pool.terminate)
-        # start-up (a fresh interpreter importing Pygments) is not the block's time
-        _pool.apply(_highlight_with, (type(lexer), ""))
     # a lexer instance does not pickle whole (its token tables are built lazily): its class does
-    pending = _pool.apply_async(_highlight_with, (type(lexer), code))
+    pending = _pool.apply_async(_highlight_bounded, (type(lexer), code, seconds))
     try:
-        return str(pending.get(seconds))
+        # the child's own CPU bound decides; this wait is for a child that cannot time
+        # itself (no SIGPROF) or never gets to run: generous, as a loaded machine needs
+        out = pending.get(60 + 20 * seconds)
     except multiprocessing.TimeoutError:
         _pool.terminate()
         _pool = None
         return None
     except Exception:  # the lexer failed in the child: plain text, as for any other failure
-        return None
+        return str(escape(code))
+    return None if out is None else str(out)
+
+
+def _highlight_bounded(lexer_class: type[Lexer], code: str, seconds: float) -> str | None:
+    return bounded(seconds, _highlight_with, lexer_class, code)
 
 
 def _highlight_with(lexer_class: type[Lexer], code: str) -> str:

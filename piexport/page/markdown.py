@@ -182,17 +182,36 @@ def render_markdown(text: str) -> str:
         return _plain_paragraphs(text)
     if _DEEP.search(text) or text.count("[") > MAX_BRACKETS or _expands(text):
         return _fallback(text)
-    # markdown-it is pure Python over hostile text: a hard limit, whatever the input
-    html = bounded(markdown_seconds(len(text)), _render, text)
+    # markdown-it is pure Python over hostile text: every shape found slow is screened out
+    # above, by counting; for a shape not yet found, a hang guard far above any ordinary need
+    done = bounded(markdown_seconds(len(text)), _render_once, text, what=_stop_line(text))
+    if done is None:  # the guard stopped it: said on the page and in the run's warnings
+        return f'<p class="md-stopped">[{STOPPED}]</p>' + _fallback(text)
+    html = done[0]
     if html is None or len(html) > MAX_EXPANSION * len(text) + 10_000:
         return _fallback(text)
     return html
 
 
+STOPPED = "shown as text: the Markdown renderer was stopped"
+"""Written on the page where a text the hang guard stopped is."""
+
+
 def markdown_seconds(chars: int) -> float:
-    """How long one text may take to render: markdown-it does well over 1 MB/s on prose,
-    so only a superlinear path reaches this."""
-    return 0.5 + chars / 20_000
+    """The hang guard for one text, in CPU seconds: ten, and one per 1,000 characters.
+    markdown-it renders well over 1 MB a second of prose, and 200 KB of the densest syntax:
+    this is hundreds of times what ordinary text needs (and more than the code blocks in it
+    may take, each under its own guard), so only a superlinear path reaches it."""
+    return 10.0 + chars / 1_000
+
+
+def _stop_line(text: str) -> str:
+    return f"text of {len(text):,} characters: {STOPPED}"
+
+
+def _render_once(text: str) -> tuple[str | None]:
+    """:func:`_render`, in a tuple: None from the guard is then told from None from here."""
+    return (_render(text),)
 
 
 def _render(text: str) -> str | None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..deadline import forget_after_fork, held
+from ..deadline import forget_after_fork, held, record_stop, stops
 from ..workers import can_fork, leave_ctrl_c_to_parent
 
 if TYPE_CHECKING:  # only a type here: importing it would import Pygments with the CLI
@@ -47,7 +47,7 @@ class PageBudgets:
     image_cut: bool = False
 
 
-_Result = tuple[str, int, bool, int, bool]
+_Result = tuple[str, int, bool, int, bool, list[str]]
 _job: tuple[Callable[[Any], str], Sequence[Any], PageBudgets, int, int] | None = None
 """What a forked worker renders: set just before the fork, inherited by the children."""
 
@@ -62,19 +62,22 @@ def _worker_start() -> None:
 
 
 def _render_in_worker(index: int) -> _Result:
-    """One group, from the budgets as they stood at the fork; reports what it used."""
+    """One group, from the budgets as they stood at the fork; reports what it used (and
+    what the hang guard stopped in it, for the page's run to report)."""
     assert _job is not None
     render, groups, budgets, text_start, images_start = _job
     budgets.highlight.chars = 0  # colouring is the page's own process's
     budgets.text_left, budgets.images_left = text_start, images_start
     budgets.text_cut = budgets.image_cut = False
-    html = render(groups[index])
+    with stops() as stopped:
+        html = render(groups[index])
     return (
         html,
         text_start - budgets.text_left,
         budgets.text_cut,
         images_start - budgets.images_left,
         budgets.image_cut,
+        stopped,
     )
 
 
@@ -127,7 +130,7 @@ def _render_groups(
             if not started:
                 started = True
                 yield ""
-            for html, text_used, text_cut, images_used, image_cut in pool.imap(
+            for html, text_used, text_cut, images_used, image_cut, stopped in pool.imap(
                 _render_in_worker, range(i, len(groups))
             ):
                 if budgets.highlight.left:  # still colouring: only this process may
@@ -142,6 +145,8 @@ def _render_groups(
                     break
                 budgets.text_left -= text_used
                 budgets.images_left -= images_used
+                for what in stopped:
+                    record_stop(what)
                 yield html
                 i += 1
         finally:

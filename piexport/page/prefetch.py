@@ -20,7 +20,7 @@ from pygments.lexer import Lexer
 from ..read.model import content_text
 from ..read.tooloutput import split_notice
 from ..workers import forked_map
-from .highlight import MAX_HIGHLIGHT, colour_only, is_cached, lexer_for_path, remember
+from .highlight import colour_only, colourable, is_cached, lexer_for_path, remember
 from .view import SessionView
 
 MIN_CHARS = 1_000
@@ -53,7 +53,7 @@ def _blocks(view: SessionView) -> list[tuple[str, str]]:
 
 
 def predicted(view: SessionView, chars: int) -> list[tuple[str, Lexer]]:
-    """The blocks worth colouring ahead: big enough, within the per-block cap, with a lexer,
+    """The blocks worth colouring ahead: big enough, colourable (``highlight``), with a lexer,
     not coloured yet, and within the first ``chars`` characters the page may colour."""
     chosen: list[tuple[str, Lexer]] = []
     seen: set[tuple[str, str]] = set()
@@ -61,7 +61,7 @@ def predicted(view: SessionView, chars: int) -> list[tuple[str, Lexer]]:
         if chars <= 0:
             break
         lexer = lexer_for_path(path)
-        if lexer is None or len(code) > MAX_HIGHLIGHT or (code, lexer.name) in seen:
+        if lexer is None or (code, lexer.name) in seen or not colourable(code):
             continue
         seen.add((code, lexer.name))
         chars -= len(code)

@@ -229,9 +229,11 @@ _MD_MARKS = [
     (re.compile(r"(^|\s)>(?=\s)"), r"\1"),  # quotes
     (re.compile(r"```[\w+.-]*"), ""),  # fences and their language
     (re.compile(r"`([^`]+)`"), r"\1"),  # inline code
-    (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), r"\1"),  # bold
+    # bold: a span of at most 300 characters, so a line of "**a " is linear, not quadratic
+    (re.compile(r"\*\*(?=\S)(.{1,300}?)(?<=\S)\*\*"), r"\1"),
     (re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # italic
-    (re.compile(r"!?\[([^\]]*)\]\([^)\s]*\)"), r"\1"),  # links and images: their text
+    # links and images: their text (a "[" ends the search, so a run of them is linear)
+    (re.compile(r"!?\[([^\[\]]*)\]\([^)\s]*\)"), r"\1"),
 ]
 
 

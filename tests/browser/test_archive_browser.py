@@ -50,9 +50,7 @@ def test_no_page_scrolls_sideways_on_a_phone(browser: Browser, site: Path) -> No
     for path in _pages(site):
         page.goto(path.as_uri())
         page.wait_for_load_state("load")
-        page.wait_for_function(
-            "document.documentElement.scrollWidth <= window.innerWidth", timeout=5000
-        )
+        page.wait_for_function("document.documentElement.scrollWidth <= window.innerWidth")
     page.close()
 
 

@@ -60,10 +60,11 @@ def test_the_wheel_installs_and_renders_in_a_fresh_venv(wheel: Path, tmp_path: P
     """No checkout on the path: templates and static files come from inside the wheel, and
     the dependencies from the package index."""
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
+    venv.create(env_dir, with_pip=False)  # this pip installs into it: no copy of pip needed
     bin_dir = env_dir / ("Scripts" if sys.platform == "win32" else "bin")
+    python = str(bin_dir / "python")
     subprocess.run(
-        [str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        [sys.executable, "-m", "pip", "--python", python, "install", "-q", str(wheel)],
         check=True,
         cwd=tmp_path,
     )

@@ -14,9 +14,38 @@ def readme_commands() -> list[str]:
     return re.findall(r"```sh\n(.+?)\n```", text)[:2]
 
 
+def ci_commands() -> list[str]:
+    """The commands of .ci/run, one a line (comments and shell settings left out)."""
+    text = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    return [
+        line
+        for line in text.splitlines()
+        if line and not line.startswith(("#", "set ", "cd ", "export "))
+    ]
+
+
 def test_ci_runs_the_readme_test_command() -> None:
     _, test_command = readme_commands()
-    assert test_command in (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert test_command in ci_commands()  # a line of its own, exactly as written
+
+
+def test_ci_runs_the_checks_that_are_not_tests() -> None:
+    """Lint, format, strict types and the layer contract left the suite (they are not
+    tests, and took a minute of it) for a step of their own in CI, after the suite."""
+    _, test_command = readme_commands()
+    commands = ci_commands()
+    checks = commands[commands.index(test_command) + 1 :]
+    assert len(checks) == 1
+    steps = checks[0].split(" && ")
+    assert steps == [
+        ".venv/bin/ruff check piexport tests",
+        ".venv/bin/ruff format --check piexport tests",
+        ".venv/bin/mypy piexport",
+        ".venv/bin/lint-imports --no-cache",
+    ]
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert "[tool.mypy]" in text and "strict = true" in text
+    assert "[tool.importlinter]" in text
 
 
 def test_readme_first_command_runs_on_the_samples(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -84,8 +84,8 @@ def test_cycles_are_cut_and_every_entry_shown_once(make_session: MakeSession) ->
     assert s.tree.path_to("y") == ["x", "z", "y"]
 
 
-def test_million_entry_chain_has_no_recursion(make_session: MakeSession) -> None:
-    n = 1_000_000
+def test_long_chain_has_no_recursion(make_session: MakeSession) -> None:
+    n = 5_000  # past Python's recursion limit five times over, as a million was
     lines = [b'{"type":"custom","id":"e0","parentId":null,"timestamp":"2025-01-01T10:00:00.000Z"}']
     lines += [
         f'{{"type":"custom","id":"e{i}","parentId":"e{i - 1}","timestamp":"2025-01-01T10:00:00.000Z"}}'.encode()

@@ -5,8 +5,8 @@ a phrase is found by a substring search of the text with its separators made sin
 so the work grows with the text, never with the text times the query. A damaged or edited
 index is named (the file and the damage), bounded in time and memory, never a traceback.
 
-The wall-clock guards are far above what the code needs (a second or two) and far below what
-the old code took (minutes): they catch a hang, they are no speed target.
+No test here reads a clock: the bounds are counted (characters, words, terms, bytes
+inflated, memory) and each test asserts the count was applied ("left out", the damage named).
 """
 
 from __future__ import annotations
@@ -38,11 +38,6 @@ from piexport.site.build import build_site
 
 from tests.support.hostile_search import DAMAGE, QUERIES, big_record_session, damaged_copy
 from tests.support.sessions import REPO, SAMPLES
-
-GUARD = 120
-"""Seconds a search may take here before the test calls it a hang (they take 1-5 s; the old
-phrase scan took minutes on the same input)."""
-
 
 # --- bounded queries ---------------------------------------------------------------------------
 
@@ -128,7 +123,6 @@ def test_a_long_phrase_against_a_long_repetitive_record(tmp_path: Path) -> None:
             proc = subprocess.run(
                 [sys.executable, "-m", "piexport", "search", QUERIES[name], *where],
                 capture_output=True,
-                timeout=GUARD,
                 check=False,
             )
             assert proc.returncode in (0, 1), proc.stderr.decode()[-2000:]
@@ -169,7 +163,6 @@ def test_a_damaged_index_is_named_bounded_and_no_traceback(
     proc = subprocess.run(
         [sys.executable, "-m", "piexport", "search", "coupon", "--site", str(copy)],
         capture_output=True,
-        timeout=GUARD,
         check=False,
         preexec_fn=_limit_memory,
     )

@@ -13,9 +13,11 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from piexport.export.pipeline import RenderOptions
 
-# Every expect() waits for its state; on a busy 2-core CI machine a page's script can take
-# longer than Playwright's 5 s default to reach it. Waiting longer never passes a wrong state.
-expect.set_options(timeout=20_000)
+# Every expect() waits for its state, and a state decides, never a time: on a 2-core
+# machine with a load of 20 a page's script took longer than 20 s to reach one. The wait is
+# only how long a test that fails takes to say so; waiting longer never passes a wrong state.
+WAIT_MS = 180_000
+expect.set_options(timeout=WAIT_MS)
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -35,7 +37,21 @@ def browser() -> Iterator[Browser]:
             "Debian chromium is missing: apt-get install -y chromium (the README's test command does it)"
         )
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=WAIT_MS)
+        new_page, new_context = b.new_page, b.new_context
+
+        def patient_page(*args: Any, **kwargs: Any) -> Page:
+            page = new_page(*args, **kwargs)
+            page.set_default_timeout(WAIT_MS)  # clicks and waits: for a state, as expect()
+            return page
+
+        def patient_context(*args: Any, **kwargs: Any) -> Any:
+            context = new_context(*args, **kwargs)
+            context.set_default_timeout(WAIT_MS)
+            return context
+
+        b.new_page = patient_page  # type: ignore[method-assign]
+        b.new_context = patient_context  # type: ignore[method-assign]
         yield b
         b.close()
 
@@ -73,7 +89,7 @@ HAS_JS = re.compile(r"\bhas-js\b")
 
 
 def wait_true(page: Page, expression: str, arg: object = None) -> None:
-    """Wait (up to Playwright's timeout) until a script expression is true: for states that
+    """Wait (up to :data:`WAIT_MS`) until a script expression is true: for states that
     have no locator (every fold open, the page scrolled)."""
     page.wait_for_function(expression, arg=arg)
 

@@ -23,8 +23,10 @@ from piexport.site.watch import WatchState, wait_for, watch_site
 from tests.support.sessions import SAMPLES
 
 SHOP = SAMPLES / "--home-alice-src-shop--"
-WAIT = 30.0
-"""How long a helper waits for the watch before it gives up (a deadline, not a measure)."""
+WAIT = 180.0
+"""How long a helper waits for the watch before it gives up: a state decides (the watch
+answered, the line arrived); this is only how long a failing test takes to say so, and is
+generous, as a machine with a load of 20 needs."""
 
 
 def copy_shop(root: Path) -> Path:
