@@ -58,9 +58,14 @@ def test_navigator_shows_the_branch_of_the_row_chosen(browser: Browser, shop_pag
     expect(target).to_be_hidden()
     expect(current).to_be_visible()
     expect(status).to_be_hidden()
-    # the choice is applied on hashchange, after click() returns: wait for it (a loaded
-    # machine showed the old state for a moment)
-    page.locator("nav.outline a", has_text="user: Yes, add a regression test.").click()
+    # The row is clicked as an element, not at a point on the screen: the tree scrolls
+    # itself to follow the reading position (a frame, and 200 ms, after any scroll), so a
+    # click at the row's place could land on another row, whose branch then never showed
+    # however long the test waited (it failed so with a wait of 180 s, on a loaded
+    # machine). The choice is applied on hashchange, after the click: wait for its state.
+    page.locator("nav.outline a", has_text="user: Yes, add a regression test.").dispatch_event(
+        "click"
+    )
     expect(target).to_be_visible()
     expect(current).to_be_hidden()  # the other continuation is folded away
     expect(status).to_be_visible()
@@ -76,7 +81,9 @@ def test_navigator_shows_the_branch_of_the_row_chosen(browser: Browser, shop_pag
     expect(target).to_be_hidden()
     expect(status).to_be_hidden()  # that continuation is the current branch again
     # and the toolbar button comes back from anywhere
-    page.locator("nav.outline a", has_text="user: Put it in shop/errors.py.").click()
+    page.locator("nav.outline a", has_text="user: Put it in shop/errors.py.").dispatch_event(
+        "click"
+    )
     expect(status).to_be_visible()
     page.click('button[data-action="current-branch"]')
     expect(status).to_be_hidden()
