@@ -76,7 +76,10 @@ page_timeout_option = click.option(
     type=click.FloatRange(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
-    help="Past this, a page is written as plain text (default: 60 s + 4 s per MB of session).",
+    help=(
+        "A last-resort hang guard: past this much CPU time a page is written as plain text,"
+        " and the page and the run say so (default: 120 s + 30 s per MB of session)."
+    ),
 )
 
 

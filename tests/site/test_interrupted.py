@@ -137,9 +137,10 @@ def test_page_workers_leave_ctrl_c_to_the_build(tmp_path: Path) -> None:
         build._Job(s.name, s, tmp_path / f"{i}.html", None, (), RenderOptions())
         for i, s in enumerate(sources)
     ]
+    before = {p.pid for p in multiprocessing.active_children()}  # other tests' leftovers
     results = build._run(todo, 2)
     assert next(results).error is None  # the pool is up, its workers alive
-    workers = multiprocessing.active_children()
+    workers = [p for p in multiprocessing.active_children() if p.pid not in before]
     assert workers
     for worker in workers:
         status = Path(f"/proc/{worker.pid}/status").read_text(encoding="utf-8")
