@@ -232,8 +232,17 @@ def write_session_index(
     if gate is not None:  # what the files say, each value apart (a blank line), not their JSON
         for part, path in zip(parts, doc_path, strict=True):
             gate("\n\n".join(str(v) for doc in part for v in doc), path)
+        # a row's terms are a bag of words, not a text anyone reads: each word is a unit of
+        # its own (two neighbours there, "password e7356651", are no assignment)
         gate(
-            "\n\n".join([page, *(str(v) for row in rows for v in row)]), out / CACHE / f"{key}.json"
+            "\n\n".join(
+                [
+                    page,
+                    *(str(v) for row in rows for v in row[:-1]),
+                    *(term for row in rows for term in str(row[-1]).split()),
+                ]
+            ),
+            out / CACHE / f"{key}.json",
         )
     for n, (part, path) in enumerate(zip(parts, doc_path, strict=True)):
         packed = base64.b64encode(zlib.compress(orjson.dumps(part), 6)).decode("ascii")
