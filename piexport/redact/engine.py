@@ -332,6 +332,12 @@ def _secret_group(m: re.Match[str]) -> str | int:
     return 0
 
 
+RESCAN_PER_CHAR = 8
+RESCAN_FLOOR = 65_536
+"""Characters of refused matches read again, per character of the text (and at least this
+many): past them, a refused match's value is skipped, not read again (see :func:`_matches`)."""
+
+
 def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
     """The rule's matches; a line-anchored rule is tried only on the lines its locator finds
     in ``lower``, the text lower-cased (when that kept every offset). A match its ``accept``
@@ -339,12 +345,17 @@ def _matches(rule: Rule, text: str, lower: str) -> Iterator[re.Match[str]]:
     with a refused value on the next line, ``token: >-``, still holds a key there)."""
     if rule.accept is not None:
         pos = 0
+        rescan = RESCAN_PER_CHAR * len(text) + RESCAN_FLOOR
         while (m := rule.pattern.search(text, pos)) is not None:
             if rule.accept(m):
                 yield m
                 pos = max(m.end(), m.start() + 1)
-            else:
-                pos = m.start() + 1
+                continue
+            # a refused match is read again from just after its start, which rescans its
+            # value: counted, so that text made of refused matches (``?token=?token=…``, each
+            # with a value thousands of characters long) costs a few passes, not one per key
+            rescan -= m.end() - m.start()
+            pos = m.start() + 1 if rescan > 0 else max(m.end(), m.start() + 1)
         return
     if rule.lines is None or len(lower) != len(text):
         yield from rule.pattern.finditer(text)
