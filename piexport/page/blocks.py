@@ -15,7 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ..text.ansi import ansi_to_html, drop_strings, escape_text
+from ..text.ansi import ansi_to_html, escape_text
 from ..text.cut import Derive, whole_cut
 from ..text.textsafe import reveal_controls
 from .assets import Image, check_image
@@ -156,10 +156,6 @@ class PageBlocks:
         """Tool output: past PREVIEW_LINES folded, previewing its last lines when it is a
         terminal's (errors and summaries come last), else its first; cut at the caps."""
         full = full if isinstance(full, str) else str(full)
-        if ansi and self.derive.redactor is not None and drop_strings(full) != full:
-            # the page drops images and other strings with their payload: the text on
-            # either side comes together, and is read again as it shows
-            full = self.derive(drop_strings(full))
         text, missing = self.capped(full)
         html = ansi_to_html if ansi else _escaped
         n = line_count(text)

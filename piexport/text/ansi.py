@@ -16,9 +16,8 @@ The text is escaped first, then SGR colours become classes and other escapes go:
 
 Where a string and its payload go, the text on either side comes together. The redactor
 reads outputs with these very escapes left out (``redact.views`` reads :data:`ESCAPES`), so a
-secret split by an image is seen joined, as a reader sees it. Belt and braces besides:
-:func:`strip_ansi` leaves a space where a string was, and a page reads an output without them
-again with the session's ``derive`` (:func:`drop_strings`); Markdown is read again whole.
+secret split by an image is seen joined, as a reader sees it, and replaced where it was
+written. :func:`strip_ansi` (search, CSV) leaves a space where a string was besides.
 """
 
 from __future__ import annotations
@@ -58,10 +57,6 @@ _LINK_REFUSED = frozenset("\"'<>`\\ \t\n\r\f\v") | HIDDEN
 """Characters a link target may not hold: none could end the attribute or hide a part."""
 
 
-_STRINGS = re.compile(r"\x1b[P_X^][^\x07\x1b\n]*(?:\x07|\x1b\\)")
-"""A DCS, APC, PM or SOS string ended on its line: what pages drop with its payload."""
-
-
 def _plain_escape(m: re.Match[str]) -> str:
     return " " if m.group(3) in ("P", "_", "X", "^") else ""
 
@@ -72,12 +67,6 @@ def strip_ansi(text: str) -> str:
     if "\x1b" not in text:
         return text
     return _ESCAPES.sub(_plain_escape, text)
-
-
-def drop_strings(text: str) -> str:
-    """The text without its DCS, APC, PM and SOS strings (every other escape kept): what a
-    page shows of it, to be read again as one text."""
-    return _STRINGS.sub("", text) if "\x1b" in text else text
 
 
 def link_target(payload: str) -> str | None:
