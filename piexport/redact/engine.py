@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ..text.cut import TOKEN as _TOKEN
-from .rules import WORDS_KEYS, Rule, builtin_rules, is_placeholder, user_rule
+from .rules import WORDS_KEYS, Rule, builtin_rules, is_placeholder, secret_group, user_rule
 from .views import as_shown, fast_normal, markdown_read, normalise, other_views
 
 __all__ = ["TOKEN_PREFIX", "Redactor", "redaction_report"]
@@ -177,7 +177,7 @@ class Redactor:
         for priority in sorted(todo):
             rule = self.rules[priority]
             for m in _matches(rule, text, lower):
-                group = _secret_group(m)
+                group = secret_group(m)
                 start, end = m.span(group)
                 secret = m.group(group)
                 if start == end or secret is None or secret in self.allow:
@@ -318,18 +318,6 @@ class Redactor:
             again, more = self._pair(key, done, rounds - 1)
             return again, names + more
         return done, names
-
-
-def _secret_group(m: re.Match[str]) -> str | int:
-    """The group a match replaces: ``secret`` (or, in a rule of several forms, whichever of
-    ``secret2``, ``secret3``… matched), else the whole match."""
-    names = m.re.groupindex
-    if "secret" not in names:
-        return 0
-    for name in names:
-        if name.startswith("secret") and m.group(name) is not None:
-            return name
-    return 0
 
 
 RESCAN_PER_CHAR = 8

@@ -27,6 +27,7 @@ __all__ = [
     "Rule",
     "builtin_rules",
     "is_placeholder",
+    "secret_group",
     "user_rule",
 ]
 
@@ -126,7 +127,7 @@ _NAMES_A_SECRET = (
     r"(?:name|ref|file|path|url|uri|id|type|len|length|endpoint|dir|env|hint|prompt|field"
     r"|header|policy|expires?|expiry|ttl|count|limit|format|version|kind|min|max|size"
     r"|timeout|budget|usage|enabled|required|invalid|expired|missing|revoked|mismatch|error"
-    r"|errors|denied|exceeded|rejected|provided|regex|pattern|strength|length|label|mode"
+    r"|errors|denied|exceeded|rejected|provided|regex|pattern|strength|label|mode"
     r"|location|source|store|manager|helper|cmd|command|var|variable|arn|tag|key[_-]?id)"
 )
 _KEY = "".join(
@@ -284,6 +285,17 @@ def _rest_of_line(text: str, at: int) -> str:
 _REACH = 512
 
 
+def secret_group(m: re.Match[str]) -> str | int:
+    """The group a match replaces: ``secret``, or in a rule of several forms whichever of
+    ``secret2``, ``secret3``… matched; else the whole match (0)."""
+    if "secret" not in m.re.groupindex:
+        return 0
+    for name in m.re.groupindex:
+        if name.startswith("secret") and m.group(name) is not None:
+            return name
+    return 0
+
+
 def assignment_value(m: re.Match[str]) -> bool:
     """Whether an assignment's value (the rule matched its layout) is one. A quoted value, a
     block's body and the value of an all-capitals key (``.env``) are, unless a placeholder;
@@ -291,7 +303,7 @@ def assignment_value(m: re.Match[str]) -> bool:
     has (a digit, a symbol, mixed case) and is never a reference (``self.token``,
     ``get_token()``) or a small number."""
     text = m.string
-    group = next(g for g in _SECRETS if m.group(g) is not None)
+    group = secret_group(m)
     value = m.group(group)
     start = m.start()
     while (
@@ -404,15 +416,10 @@ def _strong(value: str) -> bool:
     return (letters and (digits or symbols)) or _mixed_case(value)
 
 
-_SECRETS = (
-    *("secret", "secret2", "secret3", "secret4", "secret5", "secret6", "secret7", "secret8"),
-)
-
-
 def pair_value(m: re.Match[str]) -> bool:
     """Whether the value of a name given apart is one: quoted, or bare and not a reference
     or a small number."""
-    group = next(g for g in _SECRETS if m.group(g) is not None)
+    group = secret_group(m)
     value = m.group(group)
     if group != "secret5":
         return len(value.strip()) >= 3

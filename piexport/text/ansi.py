@@ -27,8 +27,6 @@ from functools import cache
 
 from .textsafe import HIDDEN, reveal_controls
 
-_STRING_KINDS = "]P_X^"
-"""OSC, DCS, APC, SOS, PM: an introducer, a payload, a terminator."""
 # CSI ... final byte; a string sequence ended on its line; any other escape (ESC and one
 # more byte at most: an unended string loses only that much).
 _ESCAPES = re.compile(
