@@ -11,7 +11,13 @@ from typing import Any, TypeVar
 
 from .deadline import forget_after_fork, held
 
-__all__ = ["can_fork", "default_workers", "forked_map", "leave_ctrl_c_to_parent"]
+__all__ = [
+    "can_fork",
+    "default_workers",
+    "forked_map",
+    "leave_ctrl_c_to_parent",
+    "start_worker",
+]
 
 T = TypeVar("T")
 
@@ -33,7 +39,9 @@ def leave_ctrl_c_to_parent() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _worker_start() -> None:
+def start_worker() -> None:
+    """What every worker process does first: the parent's time limits and Ctrl+C are the
+    parent's (``forked_map``'s pool, a page's group workers)."""
     forget_after_fork()
     leave_ctrl_c_to_parent()
 
@@ -68,7 +76,7 @@ def forked_map(task: Callable[[int], T], count: int, workers: int) -> list[T]:
     try:
         with held():
             pool = multiprocessing.get_context("fork").Pool(
-                min(workers, count), initializer=_worker_start
+                min(workers, count), initializer=start_worker
             )
         return pool.map(_run_task, range(count), chunksize=1)
     finally:

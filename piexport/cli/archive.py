@@ -28,7 +28,15 @@ from .options import (
     site_job,
     strict_option,
 )
-from .printing import derive_for, emit, output_folder, redaction_line, said, say
+from .printing import (
+    derive_for,
+    emit,
+    output_folder,
+    redaction_line,
+    said,
+    say,
+    usable_session_file,
+)
 
 if TYPE_CHECKING:
     from ..redact.engine import Redactor
@@ -325,17 +333,12 @@ def _usable_root(root: Path, redactor: Redactor | None) -> None:
     """ROOT missing, or given as one file that cannot be read or holds no pi session:
     unusable input (exit 2), as for the commands over one session; in a folder, such a
     file is one failed session among the others (exit 1)."""
-    from ..read.loader import check_session_file
-
     root = root.expanduser()
     if not root.exists():
         hint = "pass the sessions folder, e.g. ~/.pi/agent/sessions"
         raise UsageProblem(said(f"{root}: no such folder ({hint})", redactor))
     if root.is_file():
-        try:
-            check_session_file(root)
-        except PiexportError as exc:
-            raise failure(exc, said(str(exc), redactor)) from exc
+        usable_session_file(root, redactor)
 
 
 def _nothing_found(root: Path, redactor: Redactor | None) -> None:

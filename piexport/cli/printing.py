@@ -41,6 +41,17 @@ def source(path: str) -> tuple[Path | IO[bytes], str | None]:
     return (sys.stdin.buffer, "<stdin>") if path == "-" else (Path(path), None)
 
 
+def usable_session_file(path: Path, redactor: Redactor | None) -> None:
+    """A file given where a session is wanted that cannot be read or holds no pi session:
+    one line naming it (exit 2), before any work is done with it."""
+    from ..read.loader import check_session_file
+
+    try:
+        check_session_file(path)
+    except PiexportError as exc:
+        raise failure(exc, said(str(exc), redactor)) from exc
+
+
 def output_file(out: Path, name: str) -> Path:
     """The file ``-o`` names: ``out`` itself, or ``name`` inside it when it is a folder.
     A path that cannot be a file (under a regular file, or a file where a folder is needed)

@@ -21,7 +21,7 @@ from .options import (
     redact_options,
     selection_options,
 )
-from .printing import redaction_line, report, said, say
+from .printing import redaction_line, report, say, usable_session_file
 
 if TYPE_CHECKING:
     from ..redact.engine import Redactor
@@ -88,7 +88,7 @@ def share_command(
         raise click.UsageError("missing FILE (or --revoke ID / --revoke-session FILE)")
     if viewer is not None and "{id}" not in viewer:
         raise click.UsageError(f"--viewer {viewer!r}: the URL needs {{id}} for the gist id")
-    _usable(file, redactor)
+    usable_session_file(file, redactor)
     if redactor is None:
         _unredacted()
     try:
@@ -110,17 +110,6 @@ def share_command(
         click.echo(terminal_safe(record.viewer_url))
     say(f"recorded in {log.path}; take it back with: piexport share --revoke {record.gist_id}")
     report(result.session, strict=False)
-
-
-def _usable(file: Path, redactor: Redactor | None) -> None:
-    """A file that cannot be read or holds no pi session: one line, exit 2, before gh is
-    asked for anything."""
-    from ..read.loader import check_session_file
-
-    try:
-        check_session_file(file)
-    except PiexportError as exc:
-        raise failure(exc, said(str(exc), redactor)) from exc
 
 
 def _unredacted() -> None:

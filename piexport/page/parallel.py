@@ -19,8 +19,8 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..deadline import forget_after_fork, held, record_stop, stops
-from ..workers import can_fork, leave_ctrl_c_to_parent
+from ..deadline import held, record_stop, stops
+from ..workers import can_fork, start_worker
 
 if TYPE_CHECKING:  # only a type here: importing it would import Pygments with the CLI
     from .highlight import HighlightBudget
@@ -55,8 +55,7 @@ _job: tuple[Callable[[Any], str], Sequence[Any], PageBudgets, int, int] | None =
 def _worker_start() -> None:
     """Workers yield the processor to the page's own process, which colours the first
     groups meanwhile; later it mostly waits, and they have the cores to themselves."""
-    forget_after_fork()
-    leave_ctrl_c_to_parent()
+    start_worker()
     with contextlib.suppress(OSError):
         os.nice(10)
 

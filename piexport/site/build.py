@@ -493,7 +493,7 @@ def _keep_done(
     the last build wrote), so the next run renders only what is missing. Nothing is pruned
     and no index is rewritten: the previous site's indexes link only pages still there (a
     page is replaced in place, never removed first), and a first build has none yet. A
-    second Ctrl+C while the manifest is written is held until it is."""
+    second Ctrl+C while the manifest is written is ignored until it is."""
     records = dict(old)
     planned = {job.rel for job in plan.jobs}
     for rel, rec in plan.records.items():
@@ -615,7 +615,7 @@ def _index_one(job: _Job, session: Session) -> None:
     )
 
 
-# 4. prune
+# 5. prune (4., the indexes, is indexes.py)
 
 
 def _doomed(
