@@ -13,3 +13,8 @@ class InputError(PiexportError):
 
 class OutputError(PiexportError):
     """An output file or folder that cannot be written."""
+
+
+class RedactionError(PiexportError):
+    """A written page would still hold something a rule matches, or a rule is unusable
+    (``redact`` raises it; here so that code which only catches it need not load the rules)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PiexportError
+from ..errors import RedactionError
 
 if TYPE_CHECKING:
     RULES: tuple[Rule, ...]
@@ -30,10 +30,6 @@ __all__ = [
     "secret_group",
     "user_rule",
 ]
-
-
-class RedactionError(PiexportError):
-    """A written page would still hold something a rule matches, or a rule is unusable."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, OutputError, PiexportError
+from ..errors import InputError, OutputError, PiexportError, RedactionError
 from ..output import sweep_stale
 from ..read.model import JSON, Session
 from ..search.index import CACHE as INDEX_CACHE
@@ -33,7 +33,7 @@ from ..search.index import session_key
 from ..search.records import FIELDS
 from ..version import __version__
 from ..workers import SteadyDepth, leave_ctrl_c_to_parent
-from .gated import is_refusal, shown, text_gate, write_refused
+from .gated import shown, text_gate, write_refused
 from .gather import Choice, gather, parse_date
 from .indexes import remove_old_folders, write_indexes
 from .links import lineage_key, origin_of, parent_page, relative, relative_refs, site_map
@@ -136,9 +136,7 @@ def build_site(
         names = sorted({r.page for r in plan.records.values()} | set(projects))
         try:
             check_output("\n".join(names), redactor, f"{out}: page and folder names", kind="text")
-        except PiexportError as exc:  # written already: said, and the manifest still is
-            if not is_refusal(exc):
-                raise
+        except RedactionError as exc:  # written already: said, and the manifest still is
             report.refused.append(str(exc))
     save_manifest(out, root_id, fingerprint, {**kept, **plan.records}, redactor, report.refused)
     report.projects = len(projects)
@@ -585,13 +583,13 @@ def _render_one(job: _Job) -> _Rendered:
         )
         if job.index_root is not None:
             _index_one(job, result.session)
-    except PiexportError as exc:
-        error = shown(str(exc), job.redactor)
-        if not is_refusal(exc):
-            return _Rendered(None, [], error, {})
+    except RedactionError as exc:
         # one refused page never stops an archive: a plain page says why in its place
+        error = shown(str(exc), job.redactor)
         write_refused(job.page, error, job.redactor, job.site or job.page.parent.parent)
         return _Rendered(None, [], error, {}, refused=True)
+    except PiexportError as exc:
+        return _Rendered(None, [], shown(str(exc), job.redactor), {})
     except Exception as exc:  # one broken session must never stop the site
         error = f"{job.source}: internal error while rendering: {exc!r}"
         return _Rendered(None, [], shown(error, job.redactor), {})

@@ -10,14 +10,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import PiexportError
+from ..errors import RedactionError
 from ..output import write_atomic
 
 if TYPE_CHECKING:
     from ..redact.engine import Redactor
     from .records import SiteReport
 
-__all__ = ["is_refusal", "refused_page", "shown", "text_gate", "write_checked", "write_refused"]
+__all__ = ["refused_page", "shown", "text_gate", "write_checked", "write_refused"]
 
 
 def text_gate(redactor: Redactor | None) -> Callable[[str, Path], None] | None:
@@ -36,15 +36,6 @@ def shown(text: str, redactor: Redactor | None) -> str:
     return text if redactor is None else redactor.redact_text(text, count=False)
 
 
-def is_refusal(exc: BaseException) -> bool:
-    """Whether an error is the output gate refusing an output (``RedactionError``)."""
-    if not isinstance(exc, PiexportError):
-        return False
-    from ..redact.rules import RedactionError
-
-    return isinstance(exc, RedactionError)
-
-
 def write_checked(
     path: Path, text: str, redactor: Redactor | None, report: SiteReport | None = None
 ) -> None:
@@ -56,8 +47,8 @@ def write_checked(
 
         try:
             check_output(text, redactor, path)
-        except PiexportError as exc:
-            if report is None or not is_refusal(exc):
+        except RedactionError as exc:
+            if report is None:
                 raise
             write_refused(path, str(exc), redactor, report.out)
             report.refused.append(str(exc))
@@ -81,10 +72,8 @@ def write_refused(path: Path, reason: str, redactor: Redactor | None, site: Path
 
             try:
                 check_output(text, redactor, path)
-            except PiexportError as exc:
-                if is_refusal(exc):
-                    continue
-                raise
+            except RedactionError:
+                continue
         write_atomic(path, text)
         return True
     path.unlink(missing_ok=True)

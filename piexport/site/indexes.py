@@ -11,11 +11,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PiexportError
+from ..errors import RedactionError
 from ..read.figures import utc_text
 from ..read.model import JSON
 from ..search.records import FIELDS
-from .gated import is_refusal, shown, text_gate, write_checked, write_refused
+from .gated import shown, text_gate, write_checked, write_refused
 from .links import basename, relative
 from .manifest import SessionRecord
 from .records import BuildSettings, Fork, SiteMap, SiteReport, SiteSession
@@ -212,9 +212,7 @@ def _write_search(
     problems: dict[str, str] = {}
     try:
         build_index(out, sessions, indexed, text_gate(redactor), problems)
-    except PiexportError as exc:  # the merged index refused: no search, the rest is written
-        if not is_refusal(exc):
-            raise
+    except RedactionError as exc:  # the merged index refused: no search, the rest is written
         report.refused.append(str(exc))
         write_refused(out / "search.html", str(exc), redactor, out)
         return

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..errors import RedactionError
 from ..output import write_atomic
 from ..read.discover import SITE_MARKER
 from ..read.figures import chartable
@@ -225,7 +226,6 @@ def save_manifest(
         write_atomic(out / MANIFEST, text)
         return
     from ..export.pipeline import check_output
-    from ..redact.rules import RedactionError
 
     path = out / MANIFEST
     try:
@@ -259,7 +259,6 @@ def _gated_record(rec: SessionRecord, redactor: Redactor, path: Path) -> Session
     """The record as the manifest may hold it: as it is when the gate lets it alone
     through, else only what finds its page (to render it again, or remove it)."""
     from ..export.pipeline import check_output
-    from ..redact.rules import RedactionError
 
     try:
         check_output(output_json({"sessions": [rec.as_json()]}), redactor, path, kind="json")
