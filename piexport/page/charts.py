@@ -18,6 +18,7 @@ from typing import Any
 from ..read.figures import END_CHARTED, FIRST_CHARTED, usage_is_valid
 from ..read.jsonutil import finite_number
 from ..read.model import JSON
+from ..report.branches import cost_label
 from ..report.prices import estimate_message
 from ..report.usage import NO_DATE, model_key
 from ..text.numbers import money, tokens
@@ -233,7 +234,7 @@ def context_chart(view: SessionView) -> Chart | None:
         title = (
             f"{span}: {big.context:,} tokens of context"
             + (f" (turn {big.no})" if len(b) > 1 else "")
-            + f" · {big.model} · cost {_cost_label(costs[i], ests[i])}"
+            + f" · {big.model} · cost {cost_label(costs[i], ests[i])}"
         )
         chart.bars.append(
             Bar(i * SLOT + 1, HEIGHT - h, SLOT - 2, h, cls_of[big.model], title, "#" + big.dom)
@@ -246,7 +247,7 @@ def context_chart(view: SessionView) -> Chart | None:
                 f"{big.cache_read:,}",
                 f"{big.cache_write:,}",
                 f"{big.context:,}",
-                _cost_label(costs[i], ests[i]),
+                cost_label(costs[i], ests[i]),
             ]
         )
         if cost_top and paid[i] is not None:
@@ -273,7 +274,7 @@ def context_chart(view: SessionView) -> Chart | None:
         "",
         "",
         f"max {max(t.context for t in turns):,}",
-        _cost_label(total_cost, _sum_estimate(turns)),
+        cost_label(total_cost, _sum_estimate(turns)),
     ]
     return chart
 
@@ -584,15 +585,6 @@ def _tool_chart(tools: dict[str, list[int]]) -> Chart:
     return chart
 
 
-def _cost_label(cost: float | None, est: float | None) -> str:
-    """``$3.70 + ~$20.66 est.``, ``~$20.66 est.``, ``$3.70`` or ``—``."""
-    if not est:
-        return money(cost)
-    if cost is None:
-        return f"~{money(est)} est."
-    return f"{money(cost)} + ~{money(est)} est."
-
-
 def project_chart(projects: Sequence[JSON]) -> Chart | None:
     """Projects by cost (by tokens when no session reported or was given a cost): the cost
     the providers reported plus, marked "est.", the estimate for messages that reported
@@ -633,8 +625,8 @@ def project_chart(projects: Sequence[JSON]) -> Chart | None:
             HBar(
                 str(p.get("label") or p["cwd"]),
                 v / top * 100,
-                _cost_label(cost, est) if by_cost else tokens(tok),
-                f"{p['cwd']}: {_cost_label(cost, est)}, {tokens(tok)} tokens, "
+                cost_label(cost, est) if by_cost else tokens(tok),
+                f"{p['cwd']}: {cost_label(cost, est)}, {tokens(tok)} tokens, "
                 f"{len(p['sessions'])} sessions",
                 href=f"{p['key']}/index.html",
             )
@@ -645,7 +637,7 @@ def project_chart(projects: Sequence[JSON]) -> Chart | None:
                 (str(p.get("label") or p["cwd"]), f"{p['key']}/index.html"),
                 str(len(p["sessions"])),
                 tokens(tok),
-                _cost_label(cost, est),
+                cost_label(cost, est),
             ]
         )
     total: float | None = None
@@ -657,6 +649,6 @@ def project_chart(projects: Sequence[JSON]) -> Chart | None:
         "Total",
         str(sum(len(p["sessions"]) for p, _, _, _ in rows)),
         tokens(sum(t for _, _, _, t in rows)),
-        _cost_label(total, total_est),
+        cost_label(total, total_est),
     ]
     return chart

@@ -26,7 +26,7 @@ from ..read.model import JSON, Entry, Session, SkillBlock, content_text, skill_b
 from ..read.system import current_system, describe_update
 from ..read.tooloutput import diff_rows, grep_groups, split_exit, split_notice
 from ..read.tree import timestamp_ms
-from ..report.branches import duration, figures_line
+from ..report.branches import duration, figures_line, span_differs
 from ..report.files import files_touched
 from ..report.outline import tool_call_target
 from ..report.prices import estimate_message
@@ -256,7 +256,7 @@ def active_cell(active: Any, span: Any) -> Markup:
     a, s = finite_number(active), finite_number(span)
     if s is None:
         return Markup("—")
-    if a is None or int(a) // 60 == int(s) // 60:
+    if a is None or not span_differs(a, s):
         return Markup(escape_text(duration(a if a is not None else s)))
     return Markup(
         f'{escape_text(duration(a))}<span class="span-time">{escape_text(duration(s))} span</span>'

@@ -239,9 +239,15 @@ def active_text(active: float | None, span: float | None) -> str:
     to the last when idle gaps (``stats.IDLE_GAP_MS``) make it longer."""
     if span is None:
         return "—"
-    if active is None or int(active) // 60 == int(span) // 60:
+    if active is None or not span_differs(active, span):
         return f"{duration(active if active is not None else span)} active"
     return f"{duration(active)} active · {duration(span)} span"
+
+
+def span_differs(active: float, span: float) -> bool:
+    """Whether the span is worth showing beside the active time: idle gaps made it longer
+    by a minute or more, as durations are shown."""
+    return int(active) // 60 != int(span) // 60
 
 
 def figures_text(f: Figures) -> str:
@@ -263,11 +269,17 @@ def figures_text(f: Figures) -> str:
 def cost_text(f: Figures) -> str:
     """The reported cost and, marked, the estimate for messages that reported none (as the
     page header shows them): ``$0.50 + ~$0.0054 est.``, ``~$0.0054 est.`` or ``—``."""
-    reported = money(f.cost or None)
-    est = f.known_estimate
+    return cost_label(f.cost or None, f.known_estimate)
+
+
+def cost_label(cost: float | None, est: float | None) -> str:
+    """A reported cost (None: none reported) and, marked, an estimate: ``$3.70 + ~$20.66
+    est.``, ``~$20.66 est.``, ``$3.70`` or ``—``; every text format and chart says it so."""
     if not est:
-        return reported
-    return f"~{money(est)} est." if f.cost == 0 else f"{reported} + ~{money(est)} est."
+        return money(cost)
+    if cost is None:
+        return f"~{money(est)} est."
+    return f"{money(cost)} + ~{money(est)} est."
 
 
 def plural(n: int, word: str) -> str:
