@@ -5,14 +5,17 @@ command does not pay for it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+import signal
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from .deadline import forget_after_fork, held
 
 __all__ = [
     "can_fork",
+    "ctrl_c_blocked",
     "default_workers",
     "forked_map",
     "leave_ctrl_c_to_parent",
@@ -34,9 +37,22 @@ def leave_ctrl_c_to_parent() -> None:
     """In a worker process: Ctrl+C (SIGINT, which a terminal sends to every process of the
     command) is its parent's to handle; the parent then ends its workers. A worker that
     took it too would print a ``KeyboardInterrupt`` traceback of its own."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def ctrl_c_blocked() -> Iterator[None]:
+    """Hold Ctrl+C back (SIGINT blocked, delivered when this ends) while worker processes
+    are forked: a child is born with it blocked, so it can never take one before its
+    initializer (:func:`leave_ctrl_c_to_parent`) has run."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def start_worker() -> None:

@@ -32,7 +32,7 @@ from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
 from ..version import __version__
-from ..workers import SteadyDepth, leave_ctrl_c_to_parent
+from ..workers import SteadyDepth, ctrl_c_blocked, leave_ctrl_c_to_parent
 from .gated import shown, text_gate, write_refused
 from .gather import Choice, gather, parse_date
 from .indexes import remove_old_folders, write_indexes
@@ -528,7 +528,9 @@ def _run(todo: list[_Job], jobs: int | None) -> Iterator[_Rendered]:
 
     def results() -> Iterator[_Rendered]:
         try:
-            yield from pool.map(_render_steadily, one_each, chunksize=1)
+            with ctrl_c_blocked():  # the workers are forked as the work is handed out
+                pages = pool.map(_render_steadily, one_each, chunksize=1)
+            yield from pages
         except BaseException:  # Ctrl+C: the pages under way are not waited for
             pool.shutdown(wait=False, cancel_futures=True)
             _end_workers(pool)
