@@ -249,8 +249,12 @@
     if (!k) k = KIND[c] = ALNUM.test(String.fromCharCode(c)) ? 1 : 2;
     return k === 1;
   }
+  // characters and postings the matching reads for a query (data-search-work on <html>):
+  // what a test bounds, by count, where a clock would only say how busy the machine was
+  var work = 0;
   function borders(p) {  // t[k]: the longest proper border of p's first k units
     var t = new Int32Array(p.length + 1), k = 0;
+    work += p.length;
     for (var i = 1; i < p.length; i++) {
       while (k > 0 && p.charCodeAt(i) !== p.charCodeAt(k)) k = t[k];
       if (p.charCodeAt(i) === p.charCodeAt(k)) k++;
@@ -272,12 +276,13 @@
       if (p.charCodeAt(k) === c) k++;
       at[v % m] = i;  // where each of the last m characters read is in the text
       v++;
-      if (k === m) return [at[(v - m) % m], i + 1];
+      if (k === m) { work += i + 1 - from; return [at[(v - m) % m], i + 1]; }
     }
+    work += text.length - from;
     return null;
   }
   function hasPhrase(row, w) {  // row: a text's [.., .., .., text], its folded form kept
-    if (row.folded === undefined) row.folded = fold(row[3]);
+    if (row.folded === undefined) { row.folded = fold(row[3]); work += row.folded.length; }
     return findSpaced(row.folded, wordNeedle(w), 0) !== null;
   }
   function spacedSpans(folded, n, cap) {  // where n.p is found, one after another, in folded
@@ -295,6 +300,7 @@
   function postings(text, n) {
     if (typeof text !== "string" || !/^[0-9a-z]+(?:,[0-9a-z]+)*$/.test(text)) throw damaged("t/" + n, "a term's records are not numbers");
     var out = [], at = 0, parts = text.split(",");
+    work += parts.length;
     for (var i = 0; i < parts.length; i++) { at += parseInt(parts[i], 36); out.push(at); }
     return out;
   }
@@ -779,6 +785,7 @@
   function timed(started) {
     var root = document.documentElement;
     root.dataset.searchMs = (performance.now() - started).toFixed(2);
+    root.dataset.searchWork = String(work);
     root.dataset.searchDone = String(++finished);
   }
   function search(text) {
@@ -791,6 +798,7 @@
   }
   function draw(text, onScreen) {
     var token = ++current;
+    work = 0;
     out.textContent = "";
     var q = parse(text);
     if (!q.words.some(function (w) { return !w.exclude; }) && !Object.keys(q.filters).length) {
