@@ -18,6 +18,8 @@ page must not pay (a site's worker process pays it once for all its pages).
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 from collections.abc import Iterator, Sequence
 from re import _constants as C  # type: ignore[attr-defined]
@@ -49,13 +51,40 @@ _REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT)
 _ZERO_WIDTH = (C.AT, C.ASSERT, C.ASSERT_NOT)
 
 
+STOCK_LOOPS = frozenset({"147037e406fd040e52effe150644ff8e25c9f2f6180dc7b6847007427d0398ab"})
+"""The SHA-256 of ``RegexLexer.get_tokens_unprocessed``'s source in the Pygments versions
+:func:`_tokens` follows (2.19 to 2.21, the same text): with any other, the stock loop runs."""
+
+
+def loop_source(function: Any) -> str:
+    """A function's source lines, read from its file by its code's line numbers (what
+    ``inspect.getsource`` gives, without the 30 ms of importing and tokenizing it takes)."""
+    code = function.__code__
+    last = max(line for _, _, line in code.co_lines() if line is not None)
+    with open(code.co_filename, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    return "\n".join(lines[code.co_firstlineno - 1 : last])
+
+
+@functools.cache
+def stock_loop_known() -> bool:
+    """Whether Pygments' ``RegexLexer`` loop is one :func:`_tokens` was written from."""
+    try:
+        source = loop_source(RegexLexer.get_tokens_unprocessed)
+    except (OSError, UnicodeDecodeError, AttributeError, ValueError):
+        return False
+    return hashlib.sha256(source.encode()).hexdigest() in STOCK_LOOPS
+
+
 def faster(lexer: Lexer) -> Lexer:
     """The lexer, lexing with :func:`_tokens` when it runs Pygments' own ``RegexLexer``
-    loop (a lexer with a loop of its own is left as it is)."""
+    loop, in a version that loop was written from (a lexer with a loop of its own, or a
+    Pygments whose loop differs, is left as it is)."""
     cls = type(lexer)
     if (
         isinstance(lexer, RegexLexer)
         and cls.get_tokens_unprocessed is RegexLexer.get_tokens_unprocessed
+        and stock_loop_known()
     ):
         lexer.get_tokens_unprocessed = MethodType(_tokens, lexer)
     return lexer

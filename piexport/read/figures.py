@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from .jsonutil import OddNumber
@@ -45,8 +45,8 @@ TOKEN_FIELDS = (
     "reasoning",
     "totalTokens",
 )
-FIRST_CHARTED = datetime(2000, 1, 1, tzinfo=timezone.utc)
-END_CHARTED = datetime(2100, 1, 1, tzinfo=timezone.utc)
+FIRST_CHARTED = datetime(2000, 1, 1, tzinfo=UTC)
+END_CHARTED = datetime(2100, 1, 1, tzinfo=UTC)
 FIRST_CHARTED_MS = int(FIRST_CHARTED.timestamp() * 1000)
 END_CHARTED_MS = int(END_CHARTED.timestamp() * 1000)
 
@@ -170,7 +170,7 @@ def utc_text(ms: Any, fmt: str = "%Y-%m-%d %H:%M:%S UTC") -> str | None:
     if isinstance(ms, bool) or not isinstance(ms, (int, float)):
         return None
     try:
-        return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime(fmt)
+        return datetime.fromtimestamp(ms / 1000, UTC).strftime(fmt)
     except (OverflowError, OSError, ValueError):
         return None
 

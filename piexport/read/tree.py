@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -22,7 +22,7 @@ _ISO = re.compile(
     r"(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
     r"\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?"
 )
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def timestamp_ms(value: Any) -> int | None:
@@ -56,7 +56,7 @@ def _iso_ms(value: str) -> int | None:
             int(hh or 0),
             int(mm or 0),
             int(ss or 0),
-            tzinfo=timezone.utc,
+            tzinfo=UTC,
         )
     except ValueError:
         return None

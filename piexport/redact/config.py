@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 from .rules import RedactionError
@@ -12,11 +13,6 @@ __all__ = ["load_redact_config"]
 def load_redact_config(path: Path) -> tuple[list[tuple[str, str]], list[str], str]:
     """Read a TOML file: ``key = "…"``, ``allow = ["…"]`` and ``[[patterns]]`` tables with
     ``name`` and ``regex``. Returns (patterns, allow, key)."""
-    try:
-        import tomllib  # Python 3.11+
-    except ImportError as exc:  # pragma: no cover - Python 3.10
-        msg = f"{path}: a redaction config file needs Python 3.11 or newer (tomllib)"
-        raise RedactionError(msg) from exc
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

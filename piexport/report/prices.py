@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -111,7 +111,7 @@ def _raw_estimate(message: Any, timestamp: Any = None) -> float | None:
     if ms is None:
         return None
     try:
-        day = datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d")
+        day = datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d")
     except (OverflowError, OSError, ValueError):
         return None
     return estimate(provider if isinstance(provider, str) else "", model, day, *tokens)
@@ -124,17 +124,15 @@ def estimate(
     """Dollars for one request, by genai-prices, at the prices of ``day`` (UTC). pi's
     ``input`` leaves cached tokens out; genai-prices' ``input_tokens`` is every input token,
     cache reads and writes included, which it prices apart."""
-    try:
-        from genai_prices import Usage, calc_price
-    except ImportError:  # an install without it (it needs Python 3.11): no estimates
-        return None
+    from genai_prices import Usage, calc_price  # pydantic, 0.2 s: only when one is needed
+
     usage = Usage(
         input_tokens=input + cache_read + cache_write,
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,
         output_tokens=output,
     )
-    when = datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
+    when = datetime.fromisoformat(day).replace(tzinfo=UTC)
     named = PROVIDERS.get(provider.lower(), provider.lower()) or None
     for provider_id in dict.fromkeys((named, None)):
         try:

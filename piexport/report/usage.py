@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ MODEL_NOT_RECORDED = "(model not recorded)"
 def zone(name: str | None) -> tzinfo:
     """A time zone by IANA name (``Europe/Paris``), ``UTC`` by default."""
     if not name or name.upper() == "UTC":
-        return timezone.utc
+        return UTC
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
@@ -208,7 +208,7 @@ def _in_range(day: date | None, since: date | None, until: date | None) -> bool:
 def session_groups(
     session: Session,
     key: Callable[[Entry, date | None], str | None],
-    tz: tzinfo = timezone.utc,
+    tz: tzinfo = UTC,
     since: date | None = None,
     until: date | None = None,
 ) -> dict[str, Figures]:
@@ -286,7 +286,7 @@ def usage_report(
     sessions: Iterable[Session],
     by: str = "day",
     *,
-    tz: tzinfo = timezone.utc,
+    tz: tzinfo = UTC,
     since: date | None = None,
     until: date | None = None,
     project: str | None = None,
@@ -595,7 +595,7 @@ def session_usage(session: Session) -> JSON:
         whole.add(fig)
         if fig.message_count or fig.tokens["total"]:
             days.append([day, model, fig.tokens["total"], fig.known_cost, fig.message_count])
-    tools = tool_rows(session, None, None, timezone.utc, whole.tool_calls)
+    tools = tool_rows(session, None, None, UTC, whole.tool_calls)
     return {
         "days": days,
         "tools": {k: list(v) for k, v in sorted(tools.items())},

@@ -28,7 +28,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 
 from ..text.fold import fold, fold_map
@@ -100,7 +100,7 @@ def day_ms(text: str) -> int | None:
     if not m:
         return None
     try:
-        d = datetime(int(m[1]), int(m[2] or 1), int(m[3] or 1), tzinfo=timezone.utc)
+        d = datetime(int(m[1]), int(m[2] or 1), int(m[3] or 1), tzinfo=UTC)
     except ValueError:
         return None
     return int(d.timestamp() * 1000)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -249,7 +249,7 @@ def _manifest_text(root_id: str, fingerprint: str, records: Iterable[SessionReco
         "generator": f"piexport {__version__}",
         "root": root_id,
         "fingerprint": fingerprint,
-        "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "written": datetime.now(UTC).isoformat(timespec="seconds"),
         "sessions": [r.as_json() for r in sorted(records, key=lambda r: r.source)],
     }
     return output_json(data)  # any integer, however a session's figures add up

@@ -117,3 +117,25 @@ def test_lexers_with_their_own_loop_are_left_alone() -> None:
     assert "get_tokens_unprocessed" not in vars(lexing.faster(cpp))
     python = lexer_by_name("python")  # what pages use
     assert python is not None and "get_tokens_unprocessed" in vars(python)
+
+
+def test_the_installed_pygments_runs_a_loop_we_follow() -> None:
+    """The pins admit only Pygments versions whose ``RegexLexer`` loop :func:`_tokens` was
+    written from: a new Pygments that changes it fails here (and, installed, runs stock)."""
+    assert lexing.stock_loop_known()
+    assert lexing.faster(get_lexer_by_name("python")).get_tokens_unprocessed.__func__ is (
+        lexing._tokens
+    )
+
+
+def test_a_changed_pygments_loop_runs_stock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pygments' loop as another version might write it: piexport's loop is not used, and the
+    lexer is Pygments' own, unchanged."""
+    lexing.stock_loop_known.cache_clear()
+    monkeypatch.setattr(lexing, "loop_source", lambda function: "def other_loop(): pass")
+    try:
+        assert not lexing.stock_loop_known()
+        lexer = lexing.faster(get_lexer_by_name("python"))
+        assert "get_tokens_unprocessed" not in vars(lexer)
+    finally:
+        lexing.stock_loop_known.cache_clear()
