@@ -1,4 +1,4 @@
-"""The browser tests' fixture: one Chromium per run (tests/support/browser.py)."""
+"""The browser tests' fixture: one Chromium per worker that runs them (tests/support/browser.py)."""
 
 from tests.support.browser import browser
 

@@ -11,7 +11,7 @@ from tests.support.sessions import TESTS
 FUZZ = TESTS / "fuzz"
 
 
-RUNS = 300
+RUNS = 150
 """Inputs the fuzzer tries: the seeds (about 200: the hostile corpus and the samples), then
 mutations of them. A fixed number from a fixed seed, not a time: the same cases on any
 machine (longer runs are for ``fuzz_session.py`` by hand)."""

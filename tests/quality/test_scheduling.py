@@ -1,19 +1,23 @@
-"""The browser tests run on one xdist worker, one after another (tests/support/scheduling.py)."""
+"""The browser tests run as two units of work, each on one xdist worker, one test after
+another (tests/support/scheduling.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.support.scheduling import BROWSER, unit_of
+from tests.support.scheduling import BROWSER, HARNESS, unit_of
 
 
-def test_every_browser_test_is_one_unit_and_every_other_test_its_own(
+def test_browser_tests_are_two_units_and_every_other_test_its_own(
     request: pytest.FixtureRequest,
 ) -> None:
     items = request.session.items
     browser = [i.nodeid for i in items if i.nodeid.startswith(BROWSER)]
     others = [i.nodeid for i in items if not i.nodeid.startswith(BROWSER)]
-    assert {unit_of(n) for n in browser} == ({BROWSER} if browser else set())
+    assert {unit_of(n) for n in browser} <= {BROWSER, HARNESS}
+    assert [unit_of(n) for n in browser if n.startswith(HARNESS)] == [
+        HARNESS for n in browser if n.startswith(HARNESS)
+    ]
     assert [unit_of(n) for n in others] == others
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -548,21 +549,22 @@ def test_every_rule_has_a_canary() -> None:
     } - caught
 
 
-def test_every_kind_at_every_position() -> None:
+@pytest.mark.parametrize("i", range(len(POSITIONS)), ids=POSITIONS)
+def test_every_kind_at_every_position(i: int) -> None:
     """Not left to chance: each kind of secret (and each shape that is none) once in each
     position, in one session per position."""
-    for i, position in enumerate(POSITIONS):
-        ex = Example()
-        for j, kind in enumerate(SECRET_KINDS):
-            text, secret = canary(kind, 1000 * i + j)
-            if position in ONE_LINE:
-                if position == "file-name" or kind in LINE_SHAPED:
-                    continue  # (test_redact plants every kind in a file name)
-                text = " ".join(text.split())
-            ex.plantings.append(Planting(position, text, secret, kind))
-        if position not in ("file-name",):
-            ex.plantings += [Planting(position, b, None, "benign") for b in BENIGN]
-        check(ex)
+    position = POSITIONS[i]
+    ex = Example()
+    for j, kind in enumerate(SECRET_KINDS):
+        text, secret = canary(kind, 1000 * i + j)
+        if position in ONE_LINE:
+            if position == "file-name" or kind in LINE_SHAPED:
+                continue  # (test_redact plants every kind in a file name)
+            text = " ".join(text.split())
+        ex.plantings.append(Planting(position, text, secret, kind))
+    if position not in ("file-name",):
+        ex.plantings += [Planting(position, b, None, "benign") for b in BENIGN]
+    check(ex)
 
 
 def test_outputs_name_every_position() -> None:
