@@ -30,7 +30,6 @@ __all__ = [
     "Gate",
     "RenderOptions",
     "SiteNav",
-    "check_output",
     "export_session",
     "page_seconds",
     "share_session",
@@ -59,24 +58,6 @@ class ExportResult:
     """Subagent sessions the page lists."""
     cost_with_subagents: float | None = None
     """The session's cost and its subagents' (None when none reported one)."""
-
-
-def check_output(
-    text: str | Path,
-    redactor: Redactor,
-    where: object,
-    workers: int = 1,
-    session: Session | None = None,
-    kind: str = "html",
-) -> None:
-    """The final gate as a call: ``Gate(redactor, workers)`` checking ``text`` (or a file
-    written). Kept for the site's writers (``site/build.py``) until they take a
-    :class:`Gate`; new writers take the gate itself."""
-    gate = Gate(redactor, workers)
-    if isinstance(text, Path):
-        gate.check_file(text, where, kind, session)
-    else:
-        gate.check(text, where, kind, session)
 
 
 def export_session(

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError, OutputError, PiexportError, RedactionError
+from ..export.gate import Gate
 from ..output import sweep_stale
 from ..read.model import JSON, Session
 from ..search.index import CACHE as INDEX_CACHE
@@ -131,11 +132,9 @@ def build_site(
         raise SiteInterrupted(report) from None
 
     if redactor is not None:  # the names of everything written, gated like the pages
-        from ..export.pipeline import check_output
-
         names = sorted({r.page for r in plan.records.values()} | set(projects))
         try:
-            check_output("\n".join(names), redactor, f"{out}: page and folder names", kind="text")
+            Gate(redactor).check("\n".join(names), f"{out}: page and folder names", kind="text")
         except RedactionError as exc:  # written already: said, and the manifest still is
             report.refused.append(str(exc))
     save_manifest(out, root_id, fingerprint, {**kept, **plan.records}, redactor, report.refused)

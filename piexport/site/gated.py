@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import RedactionError
+from ..export.gate import Gate
 from ..output import write_atomic
 
 if TYPE_CHECKING:
@@ -24,11 +25,9 @@ def text_gate(redactor: Redactor | None) -> Callable[[str, Path], None] | None:
     """The output gate as ``gate(text, path)`` when redacting, else None."""
     if redactor is None:
         return None
-    from ..export.pipeline import check_output
-
     # the index's values, a blank line between: each read as it is (search shows each as
     # text of its own), never one value with the next
-    return lambda text, path: check_output(text, redactor, path, kind="text")
+    return lambda text, path: Gate(redactor).check(text, path, kind="text")
 
 
 def shown(text: str, redactor: Redactor | None) -> str:
@@ -43,10 +42,8 @@ def write_checked(
     page the gate refuses is replaced by a plain page saying so and named in
     ``report.refused``; without one, the refusal is raised."""
     if redactor is not None:
-        from ..export.pipeline import check_output
-
         try:
-            check_output(text, redactor, path)
+            Gate(redactor).check(text, path)
         except RedactionError as exc:
             if report is None:
                 raise
@@ -68,10 +65,8 @@ def write_refused(path: Path, reason: str, redactor: Redactor | None, site: Path
     home = "../" * depth + "index.html"
     for text in (refused_page(reason, home), refused_page(None, home)):
         if redactor is not None:
-            from ..export.pipeline import check_output
-
             try:
-                check_output(text, redactor, path)
+                Gate(redactor).check(text, path)
             except RedactionError:
                 continue
         write_atomic(path, text)

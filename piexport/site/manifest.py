@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..errors import RedactionError
+from ..export.gate import Gate
 from ..output import write_atomic
 from ..read.discover import SITE_MARKER
 from ..read.figures import chartable
@@ -225,19 +226,17 @@ def save_manifest(
     if redactor is None:
         write_atomic(out / MANIFEST, text)
         return
-    from ..export.pipeline import check_output
-
     path = out / MANIFEST
     try:
-        check_output(text, redactor, path, kind="json")
+        Gate(redactor).check(text, path, kind="json")
     except RedactionError as exc:
         kept = [_gated_record(r, redactor, path) for r in records.values()]
         text = _manifest_text(root_id, fingerprint, kept)
         try:
-            check_output(text, redactor, path, kind="json")
+            Gate(redactor).check(text, path, kind="json")
         except RedactionError:
             text = _manifest_text("", fingerprint, kept)
-            check_output(text, redactor, path, kind="json")
+            Gate(redactor).check(text, path, kind="json")
         if refused is not None:
             refused.append(f"{exc}; written without what it refused (rendered again next time)")
     write_atomic(path, text)
@@ -258,10 +257,8 @@ def _manifest_text(root_id: str, fingerprint: str, records: Iterable[SessionReco
 def _gated_record(rec: SessionRecord, redactor: Redactor, path: Path) -> SessionRecord:
     """The record as the manifest may hold it: as it is when the gate lets it alone
     through, else only what finds its page (to render it again, or remove it)."""
-    from ..export.pipeline import check_output
-
     try:
-        check_output(output_json({"sessions": [rec.as_json()]}), redactor, path, kind="json")
+        Gate(redactor).check(output_json({"sessions": [rec.as_json()]}), path, kind="json")
     except RedactionError:
         return SessionRecord(rec.source, -1, 0, rec.page, {})
     return rec

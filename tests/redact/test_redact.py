@@ -823,7 +823,8 @@ def test_real_shaped_and_hostile_sessions_are_written_with_redact(
 ) -> None:
     """The gate refuses no innocent page: every sample session and every usable file of
     the hostile corpus renders with redaction, as html, md and json, and is written."""
-    from piexport.export.pipeline import check_output, share_session
+    from piexport.export.gate import Gate
+    from piexport.export.pipeline import share_session
     from piexport.report.formats import session_json, session_markdown
 
     path = _innocent(case, tmp_path)
@@ -833,7 +834,7 @@ def test_real_shaped_and_hostile_sessions_are_written_with_redact(
     assert out.is_file()
     session, _ = share_session(load_session(path), redactor)
     for text in (session_markdown(session), session_json(session)):
-        check_output(text, redactor, path)
+        Gate(redactor).check(text, path)
 
 
 def test_innocent_sessions_have_almost_nothing_redacted(tmp_path: Path) -> None:

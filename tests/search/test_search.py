@@ -453,7 +453,7 @@ def test_cli_search_refuses_an_empty_query(bad: str) -> None:
 def test_the_gate_sees_index_text_before_json_and_deflate(tmp_path: Path) -> None:
     """A secret the redactor missed is stopped by the gate in a session's index part."""
     from piexport import Redactor
-    from piexport.export.pipeline import check_output
+    from piexport.export.gate import Gate
     from piexport.redact.rules import RedactionError
     from piexport.search.index import write_session_index
 
@@ -468,7 +468,7 @@ def test_the_gate_sees_index_text_before_json_and_deflate(tmp_path: Path) -> Non
 
     def gate(text: str, path: Path) -> None:
         seen.append(text)
-        check_output(text, redactor, path)
+        Gate(redactor).check(text, path)
 
     with pytest.raises(RedactionError):
         write_session_index(session, tmp_path / "site", "p/s.html", None, gate)
