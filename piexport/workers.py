@@ -1,7 +1,12 @@
-"""Work spread over forked processes: how many cores this process may use, and a map whose
-task and data the children inherit (only indexes and results are pickled).
-``multiprocessing`` is imported only when there is work for more than one process: a small
-command does not pay for it."""
+"""Work spread over processes, started here and only here: how many cores this process may
+use, the three kinds of pool piexport uses, and a map whose task and data the children
+inherit (only indexes and results are pickled).
+
+Every worker is started the same way: forked (or, for the one colouring child of a thread,
+spawned) with the parent's time limits held and Ctrl+C blocked while it is born, and running
+:func:`start_worker` (or an initializer that calls it) before anything else, so a worker
+never takes the parent's Ctrl+C nor its time limits. ``multiprocessing`` is imported only
+when there is work for more than one process: a small command does not pay for it."""
 
 from __future__ import annotations
 
@@ -9,16 +14,24 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .deadline import forget_after_fork, held
+
+if TYPE_CHECKING:  # its module imports multiprocessing, which a small command never needs
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.pool import Pool
 
 __all__ = [
     "can_fork",
     "ctrl_c_blocked",
     "default_workers",
+    "end_executor",
+    "fork_executor",
+    "fork_pool",
     "forked_map",
     "leave_ctrl_c_to_parent",
+    "spawn_pool",
     "start_worker",
 ]
 
@@ -70,6 +83,54 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
+def fork_pool(workers: int, initializer: Callable[[], None] = start_worker) -> Pool:
+    """A ``multiprocessing`` pool of ``workers`` forked processes, started now (a pool
+    starts its processes as it is made), each running ``initializer`` first."""
+    import multiprocessing
+
+    with held(), ctrl_c_blocked():
+        return multiprocessing.get_context("fork").Pool(workers, initializer=initializer)
+
+
+def spawn_pool() -> Pool:
+    """One spawned process (a thread may not fork): for colouring where no timer can stop a
+    block in this process (``page/highlight.py``)."""
+    import multiprocessing
+
+    with ctrl_c_blocked():
+        return multiprocessing.get_context("spawn").Pool(1, initializer=start_worker)
+
+
+def fork_executor(workers: int) -> ProcessPoolExecutor:
+    """A ``concurrent.futures`` pool of forked processes (a site's pages: a worker that
+    dies breaks the pool, where a ``multiprocessing`` pool would wait for it forever). It
+    starts its processes as work is handed out: hand it out inside :func:`ctrl_c_blocked`."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=start_worker,
+    )
+
+
+def end_executor(pool: ProcessPoolExecutor) -> None:
+    """End an executor's processes now, not waiting for the work under way."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            process.join()
+
+
 _task: Callable[[int], Any] | None = None
 
 
@@ -85,15 +146,10 @@ def forked_map(task: Callable[[int], T], count: int, workers: int) -> list[T]:
     global _task
     if workers <= 1 or count <= 1 or not can_fork():
         return [task(i) for i in range(count)]
-    import multiprocessing
-
     _task = task
     pool = None
     try:
-        with held():
-            pool = multiprocessing.get_context("fork").Pool(
-                min(workers, count), initializer=start_worker
-            )
+        pool = fork_pool(min(workers, count))
         return pool.map(_run_task, range(count), chunksize=1)
     finally:
         if pool is not None:

@@ -33,6 +33,7 @@ from pygments.lexers._mapping import LEXERS
 from ..deadline import bounded, can_stop, record_stop
 from ..text.cut import shorten
 from ..text.textsafe import reveal_controls
+from ..workers import spawn_pool
 from . import colourcache
 from .lexing import faster
 
@@ -294,7 +295,7 @@ def _colour_in_child(code: str, lexer: Lexer, seconds: float) -> str | None:
     import multiprocessing  # here: most pages never need it
 
     if _pool is None:
-        _pool = multiprocessing.get_context("spawn").Pool(1)  # no fork from a thread
+        _pool = spawn_pool()  # no fork from a thread
         atexit.register(_pool.terminate)
     # a lexer instance does not pickle whole (its token tables are built lazily): its class does
     pending = _pool.apply_async(_highlight_bounded, (type(lexer), code, seconds))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..deadline import held, record_stop, stops
-from ..workers import can_fork, start_worker
+from ..workers import can_fork, fork_pool, start_worker
 
 if TYPE_CHECKING:  # only a type here: importing it would import Pygments with the CLI
     from .highlight import HighlightBudget
@@ -109,8 +109,6 @@ def _render_groups(
         yield ""
         yield from map(render, groups)
         return
-    import multiprocessing
-
     started = False
     i, forks = 0, 0
     while i < len(groups):
@@ -124,8 +122,7 @@ def _render_groups(
         gc.freeze()  # the children then leave the session's pages shared, not copied
         pool = None
         try:
-            with held():  # a page's time limit must not go off inside the fork
-                pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_start)
+            pool = fork_pool(workers, _worker_start)
             if not started:
                 started = True
                 yield ""

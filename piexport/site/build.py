@@ -20,7 +20,6 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,7 +32,7 @@ from ..search.index import CACHE as INDEX_CACHE
 from ..search.index import session_key
 from ..search.records import FIELDS
 from ..version import __version__
-from ..workers import SteadyDepth, ctrl_c_blocked, leave_ctrl_c_to_parent
+from ..workers import SteadyDepth, ctrl_c_blocked, end_executor, fork_executor
 from .gated import shown, text_gate, write_refused
 from .gather import Choice, gather, parse_date
 from .indexes import remove_old_folders, write_indexes
@@ -519,9 +518,7 @@ def _run(todo: list[_Job], jobs: int | None) -> Iterator[_Rendered]:
     workers = jobs or os.cpu_count() or 1
     if workers <= 1 or len(todo) <= 1:
         return (_render_steadily(job) for job in todo)
-    pool = ProcessPoolExecutor(
-        max_workers=min(workers, len(todo)), initializer=leave_ctrl_c_to_parent
-    )
+    pool = fork_executor(min(workers, len(todo)))
     # pages are already rendered side by side: one process each
     one_each = [replace(job, options=replace(job.options, workers=1)) for job in todo]
 
@@ -531,28 +528,11 @@ def _run(todo: list[_Job], jobs: int | None) -> Iterator[_Rendered]:
                 pages = pool.map(_render_steadily, one_each, chunksize=1)
             yield from pages
         except BaseException:  # Ctrl+C: the pages under way are not waited for
-            pool.shutdown(wait=False, cancel_futures=True)
-            _end_workers(pool)
+            end_executor(pool)
             raise
         pool.shutdown()
 
     return results()
-
-
-def _end_workers(pool: ProcessPoolExecutor) -> None:
-    """End the pool's processes now (what a page was writing is a temporary file, which
-    the next run sweeps)."""
-    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
-    if terminate is not None:
-        terminate()
-        return
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        with contextlib.suppress(OSError, ValueError):
-            process.terminate()
-    for process in list(processes.values()):
-        with contextlib.suppress(OSError, ValueError, AssertionError):
-            process.join()
 
 
 _steady = SteadyDepth()
