@@ -18,8 +18,8 @@ from markupsafe import Markup
 from ..read.jsonutil import dumps
 from ..report.branches import Branch, figures_line, figures_text, list_branches
 from ..report.compare import Cache, Comparison, Side, compare
-from ..report.files import shown_path
 from ..report.outline import plain_words
+from ..report.paths import shown_path
 from ..text.textsafe import plain_controls
 from .view import SessionView
 

@@ -17,7 +17,7 @@ from ..read.model import JSON, Entry, Session, content_text
 from ..read.tree import flatten
 from ..text.cut import Derive
 from ..text.numbers import money, tokens
-from .files import shown_path
+from .paths import shown_path
 from .stats import Figures, compute_figures
 
 LINE_CHARS = 160

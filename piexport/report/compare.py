@@ -18,8 +18,8 @@ from ..read.model import JSON, Session
 from ..read.tooloutput import split_notice
 from ..text.mdsafe import code_fence, code_span, html_text, inline_text
 from .branches import ENDED_BADLY, cost_text, last_texts, message_text, one_line
-from .files import shown_path
 from .linediff import line_counts, opcodes, unified
+from .paths import shown_path
 from .stats import Figures, compute_figures
 
 MAX_DIFF_LINES = 400

@@ -10,44 +10,14 @@ Paths inside the session's cwd are shown relative to it (POSIX and Windows paths
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..read.model import JSON, Entry, Session
+from .compare import file_versions
 from .linediff import line_counts, unified
+from .paths import shown_path
 from .stats import READ_TOOLS, WRITE_TOOLS
-
-_WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
-
-
-def is_windows_path(path: str) -> bool:
-    return _WINDOWS.match(path) is not None
-
-
-def shown_path(path: str, cwd: str | None) -> str:
-    """``path`` relative to ``cwd`` when it lies inside it, else as written."""
-    if not cwd:
-        return path
-    if is_windows_path(cwd):
-        if not is_windows_path(path):
-            return path
-        base, p = PureWindowsPath(cwd), PureWindowsPath(path)
-        # Windows paths compare without case; the file's own spelling is kept
-        if p.parts[: len(base.parts)] and [x.lower() for x in p.parts[: len(base.parts)]] == [
-            x.lower() for x in base.parts
-        ]:
-            rest = p.parts[len(base.parts) :]
-            return "\\".join(rest) if rest else "."
-        return path
-    if not path.startswith("/"):
-        return path
-    try:
-        rel = PurePosixPath(path).relative_to(PurePosixPath(cwd))
-    except ValueError:
-        return path
-    return str(rel)
 
 
 @dataclass(slots=True)
@@ -268,8 +238,6 @@ def files_touched(session: Session) -> list[FileTouch]:
 
 def _add_net_changes(session: Session, files: dict[str, FileTouch]) -> None:
     """Each file changed on the current branch: its first version there to its last."""
-    from .compare import file_versions
-
     last, why, first = file_versions(session, session.tree.path)
     for raw in first:
         touch = files.get(shown_path(raw, session.cwd))

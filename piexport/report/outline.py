@@ -20,7 +20,7 @@ from ..read.system import describe_update, leading_system_ids
 from ..read.tree import flatten
 from ..text.cut import PLAIN, Derive, shorten
 from ..text.textsafe import terminal_safe
-from .files import is_windows_path, shown_path
+from .paths import is_windows_path, shown_path
 
 MAX_SUMMARY = 200
 

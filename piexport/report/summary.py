@@ -15,7 +15,7 @@ from ..read.model import JSON, Session, content_text
 from ..read.tree import timestamp_ms
 from ..text.cut import Derive
 from ..text.mdsafe import code_fence, inline_text
-from .files import shown_path
+from .paths import shown_path
 from .stats import Figures, active_ms, compute_figures, file_figures
 
 FAIL_CONDITIONS = ("tool-error", "error", "aborted")

@@ -15,7 +15,8 @@ from click.testing import CliRunner
 
 from piexport.cli import cli
 from piexport.read.loader import load_session
-from piexport.report.files import files_json, shown_path
+from piexport.report.files import files_json
+from piexport.report.paths import shown_path
 from piexport.report.summary import summary_json
 from piexport.report.usage import format_table, load_sessions, usage_report
 
