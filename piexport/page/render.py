@@ -20,6 +20,8 @@ import jinja2
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
+from ..kinds import kind_of, other_fields
+from ..kinds.tools import tool_call_target
 from ..read.figures import utc_text
 from ..read.jsonutil import dumps, dumps_shown, finite_number
 from ..read.model import JSON, Entry, Session, SkillBlock, content_text, skill_block
@@ -28,7 +30,6 @@ from ..read.tooloutput import diff_rows, grep_groups, split_exit, split_notice
 from ..read.tree import timestamp_ms
 from ..report.branches import duration, figures_line, span_differs
 from ..report.files import files_touched
-from ..report.outline import tool_call_target
 from ..report.prices import estimate_message
 from ..report.stats import failure
 from ..report.summary import session_span
@@ -48,7 +49,7 @@ from .markdown import render_markdown
 from .parallel import MIN_GROUPS, PageBudgets, render_groups
 from .prefetch import prefetch
 from .scripts import TEMPLATES, page_script
-from .view import SessionView, build_view, dom_id, dom_ids, header_fields, other_fields
+from .view import SessionView, build_view, dom_id, dom_ids, header_fields
 
 MAX_PAGE_TEXT_CHARS = 200_000_000
 """All tool output and file text on one page; past it, blocks show a notice instead."""
@@ -330,6 +331,12 @@ def sibling_href(path: str) -> str:
     return "./" + quote(stem or "session", safe="") + ".html"
 
 
+@jinja2.pass_context
+def _macro_named(context: jinja2.runtime.Context, name: str) -> Any:
+    """A macro of the template that asks, by name: an entry kind's (``Kind.macro``)."""
+    return context.resolve(name)
+
+
 @cache
 def make_env() -> jinja2.Environment:
     """The one Environment: autoescaped, and strict, so a typo in a template fails a test.
@@ -377,6 +384,8 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
         failure_of=failure,
         skill_of=_skill_of,
         other_fields=other_fields,
+        kind_of=kind_of,
+        macro_named=_macro_named,
         cost_est=cost_est,
         version=__version__,
         PREVIEW_LINES=PREVIEW_LINES,

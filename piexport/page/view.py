@@ -488,85 +488,6 @@ def _compactions(session: Session) -> tuple[dict[str, str], set[str], dict[str, 
     return out, dimmed, numbers
 
 
-_ENTRY_KEYS = frozenset({"type", "id", "parentId", "timestamp"})
-_TYPE_KEYS: dict[str, frozenset[str]] = {
-    "message": frozenset({"message"}),
-    "compaction": frozenset(
-        {"summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook", "systemMessage"}
-        | {"usage"}
-    ),
-    "branch_summary": frozenset({"fromId", "summary", "details", "fromHook", "usage"}),
-    "context_edit": frozenset({"targetId", "replacement"}),
-    "usage": frozenset({"kind", "provider", "model", "usage", "note"}),
-    "custom": frozenset({"customType", "data"}),
-    "custom_message": frozenset({"customType", "content", "display", "details"}),
-    "label": frozenset({"targetId", "label"}),
-    "session_info": frozenset({"name"}),
-    "model_change": frozenset({"provider", "modelId"}),
-    "thinking_level_change": frozenset({"thinkingLevel"}),
-}
-_ROLE_KEYS: dict[str, frozenset[str]] = {
-    "user": frozenset({"role", "content", "timestamp"}),
-    "assistant": frozenset(
-        {
-            "role",
-            "content",
-            "api",
-            "provider",
-            "model",
-            "usage",
-            "stopReason",
-            "errorMessage",
-            "timestamp",
-            # pi 1.5
-            "responseModel",
-            "thinkingLevel",
-            "providerThinkingLevel",
-            "durationMs",
-            "diagnostics",
-            "deferred",
-        }
-    ),
-    "toolResult": frozenset(
-        {"role", "toolCallId", "toolName", "content", "details", "isError", "timestamp"}
-        | {"usage", "nestedCalls", "durationMs"}
-    ),
-    "system": frozenset({"role", "content", "sections", "toolsAdded", "toolsRemoved", "timestamp"}),
-    "bashExecution": frozenset(
-        {
-            "role",
-            "command",
-            "output",
-            "exitCode",
-            "cancelled",
-            "truncated",
-            "fullOutputPath",
-            "excludeFromContext",
-            "timestamp",
-        }
-    ),
-    "custom": frozenset({"role", "customType", "content", "display", "details", "timestamp"}),
-    "branchSummary": frozenset({"role", "summary", "fromId", "timestamp"}),
-    "compactionSummary": frozenset({"role", "summary", "tokensBefore", "timestamp"}),
-}
-# signatures are opaque provider tokens (long base64), not something a reader can use
-_BLOCK_KEYS: dict[str, frozenset[str]] = {
-    "text": frozenset({"type", "text", "textSignature"}),
-    "thinking": frozenset(
-        {"type", "thinking", "thinkingSignature", "thoughtSignature", "redacted"}
-    ),
-    "toolCall": frozenset(
-        {"type", "id", "name", "arguments", "thoughtSignature", "partialJson"}
-        | {"namespace", "argumentsError"}
-    ),
-    "image": frozenset({"type", "data", "mimeType"}),
-}
-_FILE_LISTS = frozenset({"readFiles", "modifiedFiles"})
-QUIET_FIELDS = frozenset({"message.responseId", "message.endTurn", "message.rawStopReason"})
-"""Fields that mean nothing to a reader (a provider's response id, its raw stop flags): not
-given an "Other fields" fold of their own; shown in one when other fields are."""
-
-
 _HEADER_KEYS = frozenset(
     {"type", "version", "id", "timestamp", "cwd", "parentSession", "branchedFrom"}
     | {"provider", "modelId", "thinkingLevel"}  # older pi wrote these in the header
@@ -579,44 +500,6 @@ def header_fields(session: Session) -> dict[str, Any]:
     if header is None:
         return {}
     return {k: v for k, v in header.raw.items() if k not in _HEADER_KEYS}
-
-
-def other_fields(entry: Entry) -> dict[str, Any]:
-    """The fields of an entry the page does not show in its own way (a newer pi's, an
-    extension's), by where they sit (``message.x``, ``message.content[2].y``), so they can
-    be shown raw instead of dropped. Entries of unknown types and roles are shown raw whole
-    and have none."""
-    raw = entry.raw
-    known = _TYPE_KEYS.get(entry.type)
-    if known is None:
-        return {}
-    out: dict[str, Any] = {k: v for k, v in raw.items() if k not in _ENTRY_KEYS and k not in known}
-    details = raw.get("details")
-    files_only = isinstance(details, dict) and details.keys() <= _FILE_LISTS
-    if entry.type in ("compaction", "branch_summary") and details is not None and not files_only:
-        out["details"] = details
-    msg = entry.message
-    if msg is None:
-        return out
-    role = msg.get("role")
-    role_keys = _ROLE_KEYS.get(role) if isinstance(role, str) else None
-    if role_keys is None:
-        return out
-    for k, v in msg.items():
-        if k not in role_keys:
-            out[f"message.{k}"] = v
-    content = msg.get("content")
-    for i, block in enumerate(content if isinstance(content, list) else ()):
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        block_keys = _BLOCK_KEYS.get(kind) if isinstance(kind, str) else None
-        if block_keys is None:
-            continue  # shown raw already
-        for k, v in block.items():
-            if k not in block_keys:
-                out[f"message.content[{i}].{k}"] = v
-    return out if out.keys() - QUIET_FIELDS else {}
 
 
 def _claim_off_path(session: Session, compactions: list[str], out: dict[str, str]) -> None:

@@ -16,20 +16,12 @@ from ..text.cut import PLAIN, TITLE_CHARS, Derive
 
 JSON: TypeAlias = dict[str, Any]
 
-EntryType = Literal[
-    "message",
-    "model_change",
-    "thinking_level_change",
-    "compaction",
-    "branch_summary",
-    "custom",
-    "custom_message",
-    "label",
-    "session_info",
-    "usage",
-    "context_edit",
-]
-KNOWN_ENTRY_TYPES: frozenset[str] = frozenset(EntryType.__args__)  # type: ignore[attr-defined]
+KNOWN_ENTRY_TYPES: frozenset[str] = frozenset(
+    {"message", "model_change", "thinking_level_change", "compaction", "branch_summary"}
+    | {"custom", "custom_message", "label", "session_info", "usage", "context_edit"}
+)
+"""The entry types pi writes: a file with none of them is not a pi session (``loader``).
+Each has a kind that shows it (``piexport.kinds``; tests/kinds checks they agree)."""
 
 Level = Literal["info", "warning", "error"]
 

@@ -8,15 +8,15 @@ was redacted, so a row never holds a shape the redactor did not see.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..read.jsonutil import dumps, finite_number
+from ..kinds import kind_of
+from ..kinds.tools import call_summary
 from ..read.model import Entry, Session, content_text, skill_block
 from ..read.pairing import tool_calls_by_id
-from ..read.system import describe_update, leading_system_ids
+from ..read.system import leading_system_ids
 from ..read.tree import flatten
 from ..text.cut import PLAIN, Derive, shorten
 from ..text.textsafe import terminal_safe
@@ -30,147 +30,18 @@ def _one_line(text: str, limit: int = MAX_SUMMARY) -> str:
     return PLAIN.line(text, limit)
 
 
-def _short_path(p: str) -> str:
-    home = os.environ.get("HOME", "")
-    return "~" + p[len(home) :] if home and p.startswith(home + "/") else p
-
-
-def tool_call_summary(name: Any, args: Any, derive: Derive) -> str:
-    """``[bash: cmd]``, ``[read: path:1-20]``… as pi labels tool calls in its tree, made
-    with the session's ``derive``."""
-    return derive(_tool_call_summary(name, args))
-
-
-def tool_call_target(name: Any, args: Any, derive: Derive) -> str:
-    """What a tool call's header names: ``path:1-20`` for read, the path for write and edit,
-    ``/pattern/ in path`` for grep…: its summary without ``[name: `` and ``]``."""
-    return derive(_tool_call_summary(name, args)[1:-1].split(": ", 1)[-1])
-
-
-def _tool_call_summary(name: Any, args: Any) -> str:
-    a: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
-
-    def path_arg(default: str = "") -> str:
-        return _short_path(str(a.get("path") or a.get("file_path") or default))
-
-    if name == "read":
-        shown = path_arg()
-        offset, limit = a.get("offset"), a.get("limit")
-        if isinstance(offset, int) or isinstance(limit, int):
-            start = offset if isinstance(offset, int) else 1
-            end = f"-{start + limit - 1}" if isinstance(limit, int) else ""
-            shown += f":{start}{end}"
-        return f"[read: {shown}]"
-    if name in ("write", "edit"):
-        return f"[{name}: {path_arg()}]"
-    if name == "bash":
-        cmd = str(a.get("command") or "")
-        flat = " ".join(cmd.split())
-        return f"[bash: {shorten(flat, 53, '...') if len(cmd) > 50 else flat}]"
-    if name == "grep":
-        return f"[grep: /{a.get('pattern') or ''}/ in {path_arg('.')}]"
-    if name == "find":
-        return f"[find: {a.get('pattern') or ''} in {path_arg('.')}]"
-    if name == "ls":
-        return f"[ls: {path_arg('.')}]"
-    dumped = dumps(args, indent=False) if args is not None else ""
-    return f"[{name}: {_short_json(dumped) if len(dumped) > 40 else dumped}]"
-
-
-_QUOTE = re.compile(r'(?<!\\)(?:\\\\)*"')
-"""A quote that is not escaped (it follows an even number of backslashes)."""
-
-
-def _short_json(dumped: str) -> str:
-    """The first 40 characters of JSON and ``...``; a string cut open ends before its opening
-    quote, so it is not read on into the words after it (``"password":"...] [http: {``
-    would read as a password)."""
-    head = shorten(dumped, 40, "")
-    quotes = [m.end() - 1 for m in _QUOTE.finditer(head)]
-    if len(quotes) % 2:
-        head = head[: quotes[-1]]
-    return head + "..."
-
-
 def entry_summary(
     entry: Entry, calls: Mapping[str, tuple[Any, Any]], derive: Derive, leading: bool = False
 ) -> str:
-    """A short description of one entry (role and first words, ``[bash: cmd]``…), made with
-    the session's ``derive``: joined, cut and then redacted as the one line it is.
-    ``leading``: a system message that starts the prompt on its branch
+    """A short description of one entry (role and first words, ``[bash: cmd]``…: its kind's
+    ``summary``), made with the session's ``derive``: joined, cut and then redacted as the
+    one line it is. ``leading``: a system message that starts the prompt on its branch
     (``system.leading_system_ids``)."""
     return derive(_summary(entry, calls, leading))
 
 
 def _summary(entry: Entry, calls: Mapping[str, tuple[Any, Any]], leading: bool = False) -> str:
-    raw = entry.raw
-    t = entry.type
-    if t == "message":
-        msg = entry.message
-        if msg is None:
-            return "[message without a message]"
-        role = msg.get("role")
-        if role == "system":
-            if leading:
-                return "[system prompt]"
-            changes = ", ".join(describe_update(msg))
-            return f"[system update: {_one_line(changes, 80)}]" if changes else "[system update]"
-        if role == "user":
-            return "user: " + _one_line(content_text(msg.get("content")))
-        if role == "assistant":
-            text = _one_line(content_text(msg.get("content")))
-            if text:
-                return "assistant: " + text
-            content = msg.get("content")
-            tools = [
-                _tool_call_summary(b.get("name"), b.get("arguments"))
-                for b in (content if isinstance(content, list) else ())
-                if isinstance(b, dict) and b.get("type") == "toolCall"
-            ]
-            if tools:
-                return "assistant: " + " ".join(tools)
-            if msg.get("stopReason") == "aborted":
-                return "assistant: (aborted)"
-            if msg.get("errorMessage"):
-                return "assistant: " + _one_line(str(msg["errorMessage"]), 80)
-            return "assistant: (no content)"
-        if role == "toolResult":
-            cid = msg.get("toolCallId")
-            if isinstance(cid, str) and cid in calls:
-                return _tool_call_summary(*calls[cid])
-            return f"[{msg.get('toolName') or 'tool'}]"
-        if role == "bashExecution":
-            return "[bash]: " + _one_line(str(msg.get("command") or ""))
-        return f"[{role}]"
-    if t == "custom_message":
-        return f"[{raw.get('customType')}]: " + _one_line(content_text(raw.get("content")))
-    if t == "compaction":
-        tokens = raw.get("tokensBefore")
-        n = finite_number(tokens)
-        if n is not None:
-            return f"[compaction: {round(n / 1000)}k tokens]"
-        if isinstance(tokens, (int, float)) and not isinstance(tokens, bool):
-            return f"[compaction: {tokens} tokens]"
-        return "[compaction: ?k tokens]"
-    if t == "branch_summary":
-        return "[branch summary]: " + _one_line(str(raw.get("summary") or ""))
-    if t == "model_change":
-        return f"[model: {raw.get('modelId')}]"
-    if t == "thinking_level_change":
-        return f"[thinking: {raw.get('thinkingLevel')}]"
-    if t == "custom":
-        return f"[custom: {raw.get('customType')}]"
-    if t == "label":
-        label = raw.get("label")
-        return f"[label: {label if label else '(cleared)'}]"
-    if t == "session_info":
-        return f"[title: {raw.get('name') or 'empty'}]"
-    if t == "context_edit":
-        what = "omit" if raw.get("replacement") is None else "replace"
-        return f"[context {what}: {raw.get('targetId')}]"
-    if t == "usage":
-        return f"[usage: {raw.get('kind')}]"
-    return f"[{t or 'entry without type'}]"
+    return kind_of(entry).summary(entry, calls, leading)
 
 
 def render_tree_text(session: Session, *, ids: bool = False, width: int | None = None) -> str:
@@ -268,7 +139,7 @@ def _tree_row(
 ) -> str:
     def tool(name: Any, args: Any) -> str:
         if not isinstance(args, Mapping):
-            return _tool_call_summary(name, args)
+            return call_summary(name, args)
         shown = dict(args)
         for key in _PATH_ARGS:
             if isinstance(shown.get(key), str):
@@ -280,7 +151,7 @@ def _tree_row(
             said = " · ".join(w for w in words if w)
             if said:
                 return f"[{name}: {shorten(said, 60)}]"
-        return _tool_call_summary(name, shown)
+        return call_summary(name, shown)
 
     msg = entry.message
     role = msg.get("role") if entry.type == "message" and msg is not None else None
