@@ -36,9 +36,10 @@ class UnknownRole(MessageKind):
         return details(f"{role} message", code_fence(dumps_shown(entry.raw), "json"))
 
     def parts(self, entry: Entry, derive: Derive) -> Iterator[Part]:
-        values: list[str] = []  # every value but its role and time
+        values: list[str] = []  # every value but its role and time, and the entry's others
         msg = entry.message or {}
         value_text({k: v for k, v in msg.items() if k not in ("role", "timestamp")}, values)
+        value_text(self.other_fields(entry), values)
         yield "custom", "", derive.join(values, "\n"), False
 
 
