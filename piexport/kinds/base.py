@@ -88,6 +88,11 @@ def value_text(value: Any, out: list[str], depth: int = 0) -> None:
             out.append(str(value))
 
 
+def top_level_others(entry: Entry, fields: frozenset[str]) -> dict[str, Any]:
+    """An entry's top-level fields beside ``ENTRY_KEYS`` and ``fields``."""
+    return {k: v for k, v in entry.raw.items() if k not in ENTRY_KEYS and k not in fields}
+
+
 class Kind:
     """An entry kind. The defaults are those of a kind piexport does not know: every field is
     shown (whole, as JSON) and searched, none is "other"."""
@@ -103,7 +108,8 @@ class Kind:
     macro: ClassVar[str] = "unknown"
     """The Jinja macro in ``templates/macros/entries.html.j2`` that shows it on the page."""
     whole: ClassVar[bool] = True
-    """Shown whole (raw) on the page and in Markdown: no field is "other"."""
+    """Shown whole (raw) on the page and in Markdown, so no field is "other" (Markdown adds
+    other fields after the others' own lines)."""
     refines: ClassVar[bool] = False
     """A kind of some entries of another kind's type and role (``matches`` says which):
     those entries are of this kind instead."""
@@ -116,9 +122,7 @@ class Kind:
     def other_fields(self, entry: Entry) -> dict[str, Any]:
         """Fields shown under "Other fields" (a newer pi's, an extension's), by where they sit
         (``message.x``, ``message.content[2].y``): shown raw, never dropped."""
-        if self.whole:
-            return {}
-        return {k: v for k, v in entry.raw.items() if k not in ENTRY_KEYS and k not in self.fields}
+        return {} if self.whole else top_level_others(entry, self.fields)
 
     def summary(self, entry: Entry, calls: Calls, leading: bool = False) -> str:
         """One line for ``piexport tree`` and the navigator (before redaction)."""

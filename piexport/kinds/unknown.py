@@ -5,12 +5,13 @@ on the page and in Markdown, every value searched, its type (and role) named in 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..read.jsonutil import dumps_shown
 from ..read.model import Entry
 from ..text.cut import Derive
 from ..text.mdsafe import code_fence
-from .base import Calls, Kind, MarkdownContext, Part, details, value_text
+from .base import Calls, Kind, MarkdownContext, Part, details, top_level_others, value_text
 from .message import MessageKind
 
 
@@ -24,9 +25,11 @@ class UnknownRole(MessageKind):
 
     name = "unknown_role"
     macro = "unknown"
+    whole = True
 
-    def other_fields(self, entry: Entry) -> dict[str, object]:
-        return Kind.other_fields(self, entry)
+    def other_fields(self, entry: Entry) -> dict[str, Any]:
+        # the page shows them again under "Other fields", as it always has
+        return top_level_others(entry, self.fields)
 
     def summary(self, entry: Entry, calls: Calls, leading: bool = False) -> str:
         return f"[{(entry.message or {}).get('role')}]"
@@ -48,6 +51,10 @@ class NoMessage(MessageKind):
 
     name = "no_message"
     macro = "unknown"
+    whole = True
+
+    def other_fields(self, entry: Entry) -> dict[str, Any]:
+        return top_level_others(entry, self.fields)
 
     def summary(self, entry: Entry, calls: Calls, leading: bool = False) -> str:
         return "[message without a message]"

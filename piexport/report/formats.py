@@ -28,7 +28,7 @@ def _entry_markdown(e: Entry, ctx: MarkdownContext) -> list[str]:
     """An entry's lines, by its kind, then the fields no output shows in its own way."""
     kind = kind_of(e)
     out = kind.markdown(e, ctx)
-    extra = other_fields(e)
+    extra = other_fields(e) if not kind.whole else None
     if extra:
         out += details(f"Other fields of entry {e.id}", code_fence(dumps_shown(extra), "json"))
     return out
