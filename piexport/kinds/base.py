@@ -110,6 +110,8 @@ class Kind:
     whole: ClassVar[bool] = True
     """Shown whole (raw) on the page and in Markdown, so no field is "other" (Markdown adds
     other fields after the others' own lines)."""
+    in_context: ClassVar[bool] = False
+    """pi puts it (or what it says) in the model's context (``read.context``)."""
     refines: ClassVar[bool] = False
     """A kind of some entries of another kind's type and role (``matches`` says which):
     those entries are of this kind instead."""

@@ -15,6 +15,7 @@ class BranchSummary(SummaryKind):
     name = "branch_summary"
     type = "branch_summary"
     macro = "branch_summary"
+    in_context = True
     fields = frozenset({"fromId", "summary", "details", "fromHook", "usage"})
 
     def summary(self, entry: Entry, calls: Calls, leading: bool = False) -> str:

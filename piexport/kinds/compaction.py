@@ -18,6 +18,7 @@ class Compaction(SummaryKind):
     name = "compaction"
     type = "compaction"
     macro = "compaction"
+    in_context = True
     fields = frozenset(
         {"summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook", "systemMessage"}
         | {"usage"}

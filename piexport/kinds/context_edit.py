@@ -14,6 +14,7 @@ class ContextEdit(Kind):
     name = "context_edit"
     type = "context_edit"
     macro = "context_edit"
+    in_context = True
     fields = frozenset({"targetId", "replacement"})
     whole = False
 

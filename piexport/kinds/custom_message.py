@@ -16,6 +16,7 @@ class CustomMessage(Kind):
     name = "custom_message"
     type = "custom_message"
     macro = "custom_message"
+    in_context = True
     fields = frozenset({"customType", "content", "display", "details"})
     whole = False
 

@@ -28,6 +28,7 @@ class MessageKind(Kind):
     type = "message"
     fields = frozenset({"message"})
     whole = False
+    in_context = True  # as stored
     message_fields: ClassVar[frozenset[str]] = frozenset({"role", "content", "timestamp"})
     """The message's fields this kind shows in its own way."""
 

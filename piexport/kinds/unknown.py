@@ -52,6 +52,7 @@ class NoMessage(MessageKind):
     name = "no_message"
     macro = "unknown"
     whole = True
+    in_context = False  # pi reads no message from it
 
     def other_fields(self, entry: Entry) -> dict[str, Any]:
         return top_level_others(entry, self.fields)

@@ -65,21 +65,6 @@ NOT_SEARCHED = {
     "model_change": "the model of the records after it",
     "thinking_level_change": "a level, not words",
 }
-IN_CONTEXT = {
-    "user",
-    "assistant",
-    "tool_result",
-    "bash_execution",
-    "system",
-    "custom_role",
-    "branch_summary_role",
-    "compaction_summary_role",
-    "unknown_role",
-    "compaction",
-    "branch_summary",
-    "custom_message",
-    "context_edit",
-}
 SHOWS_EVERYTHING = {"unknown", "unknown_role", "no_message"}
 
 
@@ -153,5 +138,5 @@ def test_every_kind_reaches_every_output(name: str, tmp_path: Path) -> None:
         searched = " ".join(r.text for r in records)
         assert any(marker in searched for marker in markers), searched
     context = json.dumps(data["context"])
-    if name in IN_CONTEXT:
+    if BY_NAME[name].in_context:
         assert any(marker in context for marker in markers), context
