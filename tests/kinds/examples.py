@@ -57,6 +57,16 @@ EXAMPLES: dict[str, Example] = {
             isError=False,
         ),
     ],
+    "tool_aborted": lambda m: [
+        _call(m),
+        _msg(
+            "toolResult",
+            toolCallId="c1",
+            toolName="bash",
+            content=[{"type": "text", "text": "Operation aborted"}],
+            isError=True,
+        ),
+    ],
     "bash_execution": lambda m: [
         _msg("bashExecution", command=m("head"), output=m("output"), exitCode=0)
     ],
