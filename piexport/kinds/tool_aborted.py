@@ -4,9 +4,13 @@ not the tool's failure: the page and Markdown say it was stopped, and ``tree`` m
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..read.model import Entry, content_text
 from .base import Calls
 from .tool_result import ToolResult
+from .tools import call_summary
 
 ABORTED = "Operation aborted"
 
@@ -20,8 +24,14 @@ class ToolAborted(ToolResult):
         msg = entry.message or {}
         return msg.get("isError") is True and content_text(msg.get("content")).strip() == ABORTED
 
-    def summary(self, entry: Entry, calls: Calls, leading: bool = False) -> str:
-        return super().summary(entry, calls, leading) + " (stopped)"
+    def summary(
+        self,
+        entry: Entry,
+        calls: Calls,
+        leading: bool = False,
+        tool: Callable[[Any, Any], str] = call_summary,
+    ) -> str:
+        return super().summary(entry, calls, leading, tool) + " (stopped)"
 
     def result_markdown(self, entry: Entry) -> str:
         return "\n\n_Stopped by the user before it finished (pi recorded “Operation aborted”)._"

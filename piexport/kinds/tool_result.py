@@ -3,7 +3,7 @@ on its own when no call in the file matches."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from ..read.model import Entry, content_text
@@ -26,11 +26,19 @@ class ToolResult(MessageKind):
     result_macro: ClassVar[str] = "result_body"
     """The macro that shows it inside its call on the page (``tool_result``'s body)."""
 
-    def summary(self, entry: Entry, calls: Calls, leading: bool = False) -> str:
+    def summary(
+        self,
+        entry: Entry,
+        calls: Calls,
+        leading: bool = False,
+        tool: Callable[[Any, Any], str] = call_summary,
+    ) -> str:
+        """The call it answers, as ``tool`` names calls (the page's rows name paths
+        relative to the session's folder)."""
         msg = entry.message or {}
         cid = msg.get("toolCallId")
         if isinstance(cid, str) and cid in calls:
-            return call_summary(*calls[cid])
+            return tool(*calls[cid])
         return f"[{msg.get('toolName') or 'tool'}]"
 
     def markdown(self, entry: Entry, ctx: MarkdownContext) -> list[str]:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..kinds import kind_of
+from ..kinds.tool_result import ToolResult
 from ..kinds.tools import call_summary
 from ..read.model import Entry, Session, content_text, skill_block
 from ..read.pairing import tool_calls_by_id
@@ -164,10 +165,9 @@ def _tree_row(
         ]
         if tools:
             return "assistant: " + " ".join(tools)
-    if role == "toolResult" and msg is not None:
-        cid = msg.get("toolCallId")
-        if isinstance(cid, str) and cid in calls:
-            return tool(*calls[cid])
+    kind = kind_of(entry)
+    if isinstance(kind, ToolResult):  # its call, named as this row names calls
+        return kind.summary(entry, calls, leading, tool)
     if role == "bashExecution" and msg is not None:
         return "[bash]: " + _one_line(command_head(str(msg.get("command") or ""), cwd))
     if role in ("user", "assistant") and msg is not None:
