@@ -1,15 +1,15 @@
 """Render pages from templates: one Jinja environment, autoescaped and strict.
 
 Content only ever reaches the page through autoescaping or through our own escaping
-filters (markdown, highlight, ansi); the CSP allows exactly the inline script and style
-this module hashes.
+filters (markdown, highlight, ansi: ``filters.py``); what templates call is in
+``jinja_globals.py``. The CSP allows exactly the inline script and style this module
+hashes.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath, PureWindowsPath
@@ -17,39 +17,29 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
-from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
-from ..kinds import kind_of, other_fields
-from ..kinds.tools import tool_call_target
-from ..read.figures import utc_text
-from ..read.jsonutil import dumps, dumps_shown, finite_number
-from ..read.model import JSON, Entry, Session, SkillBlock, content_text, skill_block
-from ..read.system import current_system, describe_update
-from ..read.tooloutput import diff_rows, grep_groups, split_exit, split_notice
-from ..read.tree import timestamp_ms
-from ..report.branches import duration, figures_line, span_differs
+from ..read.jsonutil import dumps
+from ..read.model import JSON, Session
 from ..report.files import files_touched
-from ..report.prices import estimate_message
-from ..report.stats import failure
 from ..report.summary import session_span
-from ..text.ansi import ansi_to_html, escape_text, palette_css
-from ..text.cut import PLAIN, Derive
-from ..text.numbers import money, tokens
-from ..text.textsafe import HIDDEN, SELECTORS, plain_controls, reveal_controls
+from ..text.ansi import palette_css
+from ..text.cut import PLAIN
+from ..text.textsafe import HIDDEN, SELECTORS
 from ..version import __version__
 from ..workers import default_workers
 from .assets import asset_dir, csp_hash, read_static
-from .blocks import PREVIEW_LINES, PageBlocks, head, line_count, tail
+from .blocks import PREVIEW_LINES, PageBlocks
 from .branches import branch_panel
 from .charts import context_chart, index_charts, project_chart
 from .compiled import TemplateLoader
+from .filters import FILTERS, finalize, page_derive
 from .highlight import HighlightBudget, page_budget, style_css
-from .markdown import render_markdown
+from .jinja_globals import GLOBALS
 from .parallel import MIN_GROUPS, PageBudgets, render_groups
 from .prefetch import prefetch
 from .scripts import TEMPLATES, page_script
-from .view import SessionView, build_view, dom_id, dom_ids, header_fields
+from .view import SessionView, build_view, dom_ids
 
 MAX_PAGE_TEXT_CHARS = 200_000_000
 """All tool output and file text on one page; past it, blocks show a notice instead."""
@@ -67,222 +57,6 @@ tree is ~100k elements)."""
 GROUP_ENTRIES = 20
 """Top-level events rendered in one template call (a fork's folded branches stay whole)."""
 _NOSCRIPT_END = re.compile(r"</noscript", re.IGNORECASE)
-
-
-def _md(text: Any) -> Markup:
-    return Markup(render_markdown(text if isinstance(text, str) else str(text)))
-
-
-def _ansi(text: Any) -> Markup:
-    return Markup(ansi_to_html(text if isinstance(text, str) else str(text)))
-
-
-page_derive: ContextVar[Derive] = ContextVar("page_derive", default=PLAIN)
-"""The derive of the session whose page is being made (``text.cut.Derive``): whatever a
-template prints as text passes it, so text a template cuts, joins or puts together from
-session text is redacted as shown when the session was. Set by each page's render."""
-
-
-def _plain(text: Any) -> Markup:
-    shown = page_derive.get()(text if isinstance(text, str) else str(text))
-    return Markup(reveal_controls(escape_text(shown)))
-
-
-def composed(*parts: Any) -> Markup:
-    """One printed line put together from several texts (the page's words, session text, an
-    id): each part a text, or ``(tag, text)`` / ``(tag, text, attributes)`` for a part in its
-    own inline element (``code``, ``a``, a muted ``span``). The line is read as its reader
-    reads it, as one text, so it is redacted as one (issue 35: ``INVALID_API_KEY`` beside
-    ``req_01: the key was rejected``, a target beside "(not in the file)", are a
-    ``KEY: value`` neither part is): when that finds what the parts alone did not, the
-    line is shown as that one redacted text, without its inline elements. The output gate
-    reads exactly this text, so it never finds in it what the redactor did not read."""
-    derive = page_derive.get()
-    pieces: list[tuple[str | None, Mapping[str, Any], str]] = []
-    for part in parts:
-        if isinstance(part, tuple | list):
-            tag, text, *more = part
-            attrs: Mapping[str, Any] = more[0] if more else {}
-        else:
-            tag, text, attrs = None, part, {}
-        if text is None or text == "":
-            continue
-        pieces.append((tag, attrs, derive(text if isinstance(text, str) else str(text))))
-    whole = "".join(text for _, _, text in pieces)
-    shown = derive(whole)
-    if shown != whole:
-        return Markup(reveal_controls(escape_text(shown)))
-    out: list[str] = []
-    for tag, attrs, text in pieces:
-        body = reveal_controls(escape_text(text))
-        if tag is None:
-            out.append(body)
-        else:
-            at = "".join(f' {k}="{escape_text(derive(str(v)))}"' for k, v in attrs.items())
-            out.append(f"<{tag}{at}>{body}</{tag}>")
-    return Markup("".join(out))
-
-
-def diagnostics_line(ds: Sequence[Any]) -> Markup:
-    """``Diagnostics (2): retry — INVALID_API_KEY: req_01…: the key was rejected; …`` (pi
-    1.5's ``diagnostics`` of a response, the first three), composed as one line."""
-    parts: list[str] = [f"Diagnostics ({len(ds)}): "]
-    shown = list(ds[:3])
-    for i, d in enumerate(shown):
-        if isinstance(d, Mapping):
-            parts.append(str(d.get("type")))
-            error = d.get("error")
-            if isinstance(error, Mapping):
-                parts.append(" — " + str(error.get("name") or ""))
-                if error.get("message"):
-                    parts.append(": " + _truncate(str(error.get("message")), 80))
-        if i < len(shown) - 1:
-            parts.append("; ")
-    if len(ds) > 3:
-        parts.append("; …")
-    return composed(*parts)
-
-
-@jinja2.pass_eval_context
-def _finalize(_ctx: EvalContext, value: Any) -> Any:
-    """Every ``{{ … }}`` ends here: a string that reached a template without one of our
-    filters (the ``<title>``, an index cell, an attribute) is made with the page's derive
-    and still shows its bidi controls and invisible characters, as plain marks. Our
-    filters' Markup is final already.
-
-    It takes the evaluation context (unused) so that Jinja never calls it while compiling a
-    template (on a constant ``{{ "…" }}``): compiled code must not depend on our Python
-    (see ``compiled.py``)."""
-    if isinstance(value, str) and not isinstance(value, Markup):
-        return plain_controls(page_derive.get()(value))
-    return value
-
-
-def _truncate(
-    text: Any, length: int = 255, killwords: bool = False, end: str = "...", leeway: int = 5
-) -> str:
-    """Jinja's ``truncate``, never inside a redaction token, made with the page's derive."""
-    s = text if isinstance(text, str) else str(text)
-    if killwords:
-        return page_derive.get().cut(s, length, end) if len(s) > length + leeway else s
-    return page_derive.get().words(s, length, end, leeway)
-
-
-def _json(value: Any) -> str:
-    """JSON on a page (tool-call and nested-call arguments, raw entries): indented a few
-    levels, the rest on its line, so its size stays linear in the value's (``dumps_shown``)."""
-    return dumps_shown(value)
-
-
-def _when(value: Any) -> str:
-    shown = utc_text(timestamp_ms(value))  # None too for a time no calendar holds
-    if shown is None:
-        return str(value) if value else "—"
-    return shown
-
-
-def _day_time(value: Any) -> str:
-    """``2025-03-03 08:41`` (UTC): when, in an index cell ("—" for a time no calendar holds)."""
-    return utc_text(timestamp_ms(value), "%Y-%m-%d %H:%M") or "—"
-
-
-def _day(value: Any) -> str:
-    return utc_text(timestamp_ms(value), "%Y-%m-%d") or "—"
-
-
-def _as_written(value: Any) -> str:
-    """A number no figure can use (``1e999``, ``NaN``, past 64 bits) as the file wrote it;
-    anything that is not a number as a dash."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    return "—"
-
-
-def _duration(seconds: Any) -> str:
-    n = finite_number(seconds)
-    return _as_written(seconds) if n is None else duration(n)
-
-
-def _ms(value: Any) -> str:
-    """A duration in milliseconds, as a reader says it: ``240 ms``, ``1.8 s``, ``2m 05s``."""
-    n = finite_number(value)
-    if n is None or n < 0:
-        return _as_written(value)
-    if n < 1000:
-        return f"{int(n)} ms"
-    if n < 60_000:
-        return f"{n / 1000:.1f} s"
-    return duration(n / 1000)
-
-
-def _tokens(value: Any) -> str:
-    n = finite_number(value)
-    if n is None:
-        return _as_written(value)
-    return tokens(n)
-
-
-def _cost(value: Any) -> str:
-    """Dollars; "—" when there is no cost (a model with no price reports 0)."""
-    v = finite_number(value)
-    if v is None:
-        shown = _as_written(value)
-        return shown if shown == "—" else "$" + shown
-    return money(v or None)
-
-
-def cost_est(cost: Any, estimated: Any = None) -> Markup:
-    """A reported cost and, beside it and marked, the estimate for messages that reported
-    none (``report.prices``): ``$0.50 + ~$0.0054 est.``, ``~$0.0054 est.`` or ``—``."""
-    shown = _cost(cost)
-    est = finite_number(estimated)
-    if est is None or est <= 0:
-        return Markup(escape_text(shown))
-    mark = (
-        '<span class="est" title="Estimated from a price table (genai-prices) for the '
-        'messages whose provider reported no cost; not included in the reported cost">'
-        f"{'+ ' if shown != '—' else ''}~{escape_text(_cost(est))} est.</span>"
-    )
-    return Markup((escape_text(shown) + " " if shown != "—" else "") + mark)
-
-
-def _skill_of(text: Any) -> SkillBlock | None:
-    """The skill a user message's text starts with (``read.model.skill_block``), or None."""
-    return skill_block(text) if isinstance(text, str) else None
-
-
-def active_cell(active: Any, span: Any) -> Markup:
-    """An index row's time: active time (idle gaps left out, ``report.stats.active_ms``)
-    and, under it when longer, the span from the first entry to the last; "—" for none."""
-    a, s = finite_number(active), finite_number(span)
-    if s is None:
-        return Markup("—")
-    if a is None or not span_differs(a, s):
-        return Markup(escape_text(duration(a if a is not None else s)))
-    return Markup(
-        f'{escape_text(duration(a))}<span class="span-time">{escape_text(duration(s))} span</span>'
-    )
-
-
-FILTERS: dict[str, Callable[..., Any]] = {
-    "markdown": _md,
-    "ansi": _ansi,
-    "plain": _plain,
-    "truncate": _truncate,
-    "json": _json,
-    "when": _when,
-    "day_time": _day_time,
-    "day": _day,
-    "duration": _duration,
-    "tokens": _tokens,
-    "ms": _ms,
-    "cost": _cost,
-    "lines": line_count,
-    "head": head,
-    "tail": tail,
-    "dom_id": dom_id,
-    "text_of": content_text,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,12 +105,6 @@ def sibling_href(path: str) -> str:
     return "./" + quote(stem or "session", safe="") + ".html"
 
 
-@jinja2.pass_context
-def _macro_named(context: jinja2.runtime.Context, name: str) -> Any:
-    """A macro of the template that asks, by name: an entry kind's (``Kind.macro``)."""
-    return context.resolve(name)
-
-
 @cache
 def make_env() -> jinja2.Environment:
     """The one Environment: autoescaped, and strict, so a typo in a template fails a test.
@@ -354,42 +122,11 @@ def environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        finalize=_finalize,
+        finalize=finalize,
         optimized=False,
     )
     env.filters.update(FILTERS)
-    env.globals.update(
-        composed=composed,
-        diagnostics_line=diagnostics_line,
-        diff_rows=diff_rows,
-        split_notice=split_notice,
-        split_exit=split_exit,
-        grep_groups=grep_groups,
-        tool_call_target=tool_call_target,
-        entry_open=entry_open,
-        grep_list=grep_list,
-        path_list=path_list,
-        usage_line=usage_line,
-        usage_brief=usage_brief,
-        has_usage=has_usage,
-        usage_kind=usage_kind,
-        usage_kind_name=usage_kind_name,
-        header_fields=header_fields,
-        replacement_preview=replacement_preview,
-        system_of=current_system,
-        describe_update=describe_update,
-        own_removed_sections=removed_sections,
-        figures_line=figures_line,
-        active_cell=active_cell,
-        failure_of=failure,
-        skill_of=_skill_of,
-        other_fields=other_fields,
-        kind_of=kind_of,
-        macro_named=_macro_named,
-        cost_est=cost_est,
-        version=__version__,
-        PREVIEW_LINES=PREVIEW_LINES,
-    )
+    env.globals.update(GLOBALS, version=__version__, PREVIEW_LINES=PREVIEW_LINES)
     return env
 
 
@@ -437,176 +174,6 @@ class Chunk:
     lazy: bool
     after: int
     """Characters of transcript before this one (the script sizes waiting parts by it)."""
-
-
-def entry_open(e: Entry, v: SessionView, s: Session, kind: str, role_label: str) -> Markup:
-    """An entry's opening tag and header line (role, label, compaction mark, time, link):
-    every entry has one, so it is built here rather than in a macro."""
-    eid = e.id
-    dom = v.dom_of(eid)
-    dim = " off-context" if eid in v.dimmed else ""
-    failed = failure(e)
-    fail = f' data-failure="{failed}"' if failed else ""
-    head = [
-        f'<article class="entry {escape_text(kind)}{dim}" id="{dom}" '
-        f'data-entry-id="{escape_text(eid)}" data-parent="{v.parent_dom[eid]}"{fail}>\n'
-        f'  <header class="entry-head">\n    <span class="role">{_plain(role_label)}</span>\n'
-    ]
-    if eid in s.labels:
-        head.append(f'    <span class="badge label" title="label">{_plain(s.labels[eid])}</span>\n')
-    c = v.out_of_context.get(eid)
-    run = v.context_runs.get(eid) if c is not None else None
-    if c is not None and run is not None:  # once per run (issue 38): the rest are framed dashed
-        more = f" · {run} entries from here" if run > 1 else ""
-        head.append(
-            f'    <a class="badge muted" href="#{v.dom_of(c)}" title="Summarised by this '
-            "compaction: the model did not see it afterwards (nor the entries after it "
-            'framed with dashes)">not in context after compaction '
-            f"{v.compaction_no[c]}{more}</a>\n"
-        )
-    head.append(
-        f'    <span class="spacer"></span>\n    <time>{_plain(_when(e.timestamp))}</time>\n'
-        f'    <a class="deeplink" href="#{dom}" title="Link to this entry" '
-        'aria-label="Link to this entry">#</a>\n  </header>'
-    )
-    return Markup("".join(head))
-
-
-def grep_list(
-    groups: Sequence[tuple[str, Sequence[tuple[str, str, str]]]], preview: bool
-) -> Markup:
-    """grep results grouped by file; a preview stops after PREVIEW_LINES lines."""
-    left = PREVIEW_LINES if preview else -1
-    out = ['<div class="grep">\n']
-    for path, rows in groups:
-        if left == 0:
-            break
-        out.append(
-            f'  <div class="grep-file"><code>{_plain(path)}</code></div>\n'
-            '  <table class="grep-lines">'
-        )
-        for kind, n, text in rows:
-            if left == 0:
-                break
-            left -= 1
-            out.append(
-                f'<tr class="{escape_text(kind)}"><td class="n">{escape_text(str(n))}</td>'
-                f"<td><code>{_plain(text)}</code></td></tr>"
-            )
-        out.append("</table>\n")
-    out.append("</div>\n")
-    return Markup("".join(out))
-
-
-def path_list(items: Sequence[str], dirs: bool, preview: bool) -> Markup:
-    """find/ls results, one path a row; folders (ending in /) marked when listing."""
-    shown = items[:PREVIEW_LINES] if preview else items
-    rows = "".join(
-        ('<li class="dir">' if dirs and item.endswith("/") else "<li>")
-        + f"<code>{_plain(item)}</code></li>"
-        for item in shown
-    )
-    return Markup(f'<ul class="paths{" columns" if dirs else ""}">{rows}</ul>\n')
-
-
-_ENDED_OK = (None, "stop", "toolUse", "error", "aborted", "length", "deferred")
-
-
-def has_usage(u: Any) -> bool:
-    """A usage object that counted something (tokens or a cost)."""
-    if not isinstance(u, dict):
-        return False
-    cost = u.get("cost")
-    counts = [u.get(k) for k in ("input", "output", "cacheRead", "cacheWrite")]
-    counts.append(cost.get("total") if isinstance(cost, dict) else None)
-    return any(finite_number(n) for n in counts)
-
-
-def usage_brief(u: Any, estimated: float | None = None) -> Markup:
-    """`` · in 1.2k · out 180 · cache read 50.0k · $0.0150``: one usage object's figures;
-    ``estimated``: the estimate of a message that reported no cost, marked, in its place."""
-    if not isinstance(u, dict) or not u:
-        return Markup("")
-    out = [f" · in {_tokens(u.get('input'))} · out {_tokens(u.get('output'))}"]
-    if u.get("cacheRead"):
-        out.append(f" · cache read {_tokens(u.get('cacheRead'))}")
-    if u.get("cacheWrite"):
-        out.append(f" · cache write {_tokens(u.get('cacheWrite'))}")
-    if u.get("cacheWrite1h"):
-        out.append(f" · cache write 1h {_tokens(u.get('cacheWrite1h'))}")
-    if u.get("reasoning"):
-        out.append(f" · reasoning {_tokens(u.get('reasoning'))}")
-    cost = u.get("cost")
-    if estimated is not None:
-        out.append(f" · {cost_est(None, estimated)}")
-    elif isinstance(cost, dict):
-        out.append(f" · {_cost(cost.get('total'))}")
-    return Markup("".join(out))
-
-
-def usage_line(msg: JSON) -> Markup:
-    """The model (and the one that answered, when a router chose another), the thinking level
-    asked for, tokens, cost and time under an assistant message."""
-    model = _jinja_str(msg.get("model") or "?")
-    out = [f'<div class="usage">{_plain(_jinja_str(msg.get("provider") or ""))}/{_plain(model)}']
-    answered = msg.get("responseModel")
-    if isinstance(answered, str) and answered and answered != model:
-        out.append(
-            f' <span title="The model the provider reports answering">→ {_plain(answered)}</span>'
-        )
-    level = msg.get("thinkingLevel")
-    if isinstance(level, str) and level:
-        out.append(f" · thinking {_plain(level)}")
-    effort = msg.get("providerThinkingLevel")
-    if isinstance(effort, str) and effort and effort != level:
-        out.append(f" (provider effort {_plain(effort)})")
-    out.append(usage_brief(msg.get("usage"), estimate_message(msg)))
-    if isinstance(msg.get("durationMs"), int | float) and not isinstance(
-        msg.get("durationMs"), bool
-    ):
-        out.append(f" · took {_ms(msg.get('durationMs'))}")
-    stop = msg.get("stopReason")
-    if stop not in _ENDED_OK:
-        out.append(f" · stop: {_plain(_jinja_str(stop))}")
-    out.append("</div>")
-    return Markup("".join(out))
-
-
-USAGE_KIND_NAMES = {"cache_warm": "cache warming"}
-
-
-def usage_kind_name(kind: str) -> str:
-    """A kind of usage in words (``stats.Figures.by_kind`` keys, usage entry kinds)."""
-    return USAGE_KIND_NAMES.get(kind, kind)
-
-
-def usage_kind(kind: Any) -> Markup:
-    """A usage entry's line head: what it paid for, in words where there are some."""
-    if isinstance(kind, str) and kind in USAGE_KIND_NAMES:
-        return Markup(USAGE_KIND_NAMES[kind].capitalize())
-    return Markup("Usage: ") + _plain(_jinja_str(kind))
-
-
-def replacement_preview(edit: Entry) -> str:
-    """The text a context edit puts in place of its target, on one line, cut short (made
-    with the page's derive)."""
-    rep = edit.raw.get("replacement")
-    derive = page_derive.get()
-    text = content_text(rep.get("content"), " ", derive) if isinstance(rep, dict) else ""
-    return derive.line(text, 200) or "(no text)"
-
-
-def removed_sections(msg: Any) -> list[str]:
-    """The names of the prompt sections a system message removes (``null``)."""
-    sections = msg.get("sections") if isinstance(msg, dict) else None
-    if not isinstance(sections, dict):
-        return []
-    return [str(name) for name, value in sections.items() if value is None]
-
-
-def _jinja_str(value: Any) -> str:
-    """str() as a template shows a value (None → "None", True → "True")."""
-    return value if isinstance(value, str) else str(value)
 
 
 def render_session(
