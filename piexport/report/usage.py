@@ -8,7 +8,9 @@ assistant message on every branch.
 
 from __future__ import annotations
 
+import csv
 import fnmatch
+import io
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, tzinfo
@@ -553,16 +555,13 @@ def csv_text(text: str) -> str:
 
 
 def csv_row(cells: Sequence[object]) -> str:
-    """One CSV line: every text cell through :func:`csv_text`, and quoted when it holds a
-    line end, a quote or a comma (numbers as they are)."""
-    out = []
-    for cell in cells:
-        if isinstance(cell, str):
-            cell = csv_text(cell)
-            if any(c in cell for c in '\n\r",'):
-                cell = '"' + cell.replace('"', '""') + '"'
-        out.append(str(cell))
-    return ",".join(out) + "\n"
+    """One CSV line, written by the standard library's ``csv`` (quoted where a cell holds a
+    line end, a quote or a comma): every text cell through :func:`csv_text` first, numbers
+    as they are."""
+    out = io.StringIO()
+    cells = [csv_text(c) if isinstance(c, str) else c for c in cells]
+    csv.writer(out, lineterminator="\n").writerow(cells)
+    return out.getvalue()
 
 
 def format_csv(report: UsageReport) -> str:
