@@ -23,6 +23,7 @@ from piexport.read.model import KNOWN_ENTRY_TYPES
 from piexport.search.records import session_records
 
 from tests.kinds.examples import EXAMPLES
+from tests.support.secrets import fake
 from tests.support.sessions import HEADER, REPO, to_lines, ts
 
 PI_ENTRY_TYPES = {
@@ -84,15 +85,16 @@ def test_every_kind_has_an_example_and_a_macro() -> None:
         assert getattr(kind, "result_macro", "result_body") in macros, kind.name
 
 
-def _session(name: str, folder: Path) -> tuple[Path, list[str], str]:
+def _session(name: str, folder: Path, secret: str = "") -> tuple[Path, list[str], str]:
     """The kind's example after a user message, with unknown fields added to its entry:
-    the file, the markers in it, and the entry's id."""
+    the file, the markers in it, and the entry's id. With ``secret``, each marker is
+    followed by it."""
     markers: list[str] = []
 
     def m(label: str) -> str:
         marker = f"zq{name.replace('_', '')}{label}zq"
         markers.append(marker)
-        return marker
+        return f"{marker} {secret}" if secret and label != "head" else marker
 
     first = {"type": "message", "message": {"role": "user", "content": "start here"}}
     entries: list[dict[str, Any]] = [first, *EXAMPLES[name](m)]
@@ -140,3 +142,20 @@ def test_every_kind_reaches_every_output(name: str, tmp_path: Path) -> None:
     context = json.dumps(data["context"])
     if BY_NAME[name].in_context:
         assert any(marker in context for marker in markers), context
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_every_kinds_fields_pass_the_redactor(name: str, tmp_path: Path) -> None:
+    """Session content is hostile: a secret in any field of any kind (its own, an unknown
+    one, a nested one) is redacted in every output, as every other text is."""
+    planted, secret = fake("github-classic", len(name))
+    path, _, _ = _session(name, tmp_path, planted)
+    outputs = [
+        _out("render", str(path), "--redact", "-o", "-"),
+        _out("render", str(path), "--redact", "--format", "md", "-o", "-"),
+        _out("render", str(path), "--redact", "--format", "json", "-o", "-"),
+        _out("tree", str(path), "--redact", "--ids"),
+    ]
+    for out in outputs:
+        assert secret not in out
+    assert "REDACTED" in outputs[0] and "REDACTED" in outputs[1]
