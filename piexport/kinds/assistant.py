@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..read.jsonutil import dumps_shown
+from ..read.jsonutil import dumps_shown, finite_number
 from ..read.model import JSON, Entry, content_text
 from ..text.cut import Derive
-from ..text.mdsafe import code_fence, code_span, message_markdown
-from .base import Calls, MarkdownContext, Part, details, obj, one_line, s, value_text
+from ..text.mdsafe import code_fence, code_span, inline_text, message_markdown
+from .base import Calls, MarkdownContext, Part, details, obj, one_line, s, usage_words, value_text
 from .message import MessageKind
 from .tool_result import ToolResult
 from .tools import call_summary
@@ -67,7 +67,7 @@ class Assistant(MessageKind):
                 cid = block.get("id")
                 found = ctx.results.get((entry.id, cid)) if isinstance(cid, str) else None
                 out += _call_markdown(block, found)
-        return out + _ending(msg)
+        return out + _ending(msg) + _turn_line(msg)
 
     def parts(self, entry: Entry, derive: Derive) -> Iterator[Part]:
         """What it said (with its error), its thinking, and its tool calls."""
@@ -113,6 +113,9 @@ def _call_markdown(block: JSON, result: Entry | None) -> list[str]:
     else:
         call = dumps_shown(args)
     body = code_fence(call, "bash" if name == "bash" and isinstance(args, dict) else "json")
+    if block.get("argumentsError"):
+        error = str(block["argumentsError"])
+        body += "\n\nThe model's arguments were not valid JSON:\n\n" + code_fence(error)
     if block.get("partialJson"):
         partial = str(block["partialJson"])
         body += "\n\nArguments as far as they were streamed:\n\n" + code_fence(partial, "json")
@@ -122,6 +125,27 @@ def _call_markdown(block: JSON, result: Entry | None) -> list[str]:
     else:
         body += "\n\n_No result recorded._"
     return details(call_summary(name, args), body)
+
+
+def _turn_line(msg: JSON) -> list[str]:
+    """The model, the one that answered when a router chose another, the thinking level asked
+    for, tokens, cost and time, on one line; its diagnostics (retries, fallbacks) folded."""
+    words = [f"{msg.get('provider') or '?'}/{msg.get('model') or '?'}"]
+    answered = msg.get("responseModel")
+    if isinstance(answered, str) and answered and answered != msg.get("model"):
+        words.append(f"answered by {answered}")
+    if isinstance(msg.get("thinkingLevel"), str):
+        words.append(f"thinking {msg['thinkingLevel']}")
+    if usage_words(msg.get("usage")):
+        words.append(usage_words(msg.get("usage")))
+    if finite_number(msg.get("durationMs")) is not None:
+        words.append(f"took {msg['durationMs']} ms")
+    out = [f"_{inline_text(' · '.join(words))}_", ""]
+    ds = msg.get("diagnostics")
+    if ds is not None:
+        n = len(ds) if isinstance(ds, list) else 1
+        out += details(f"Diagnostics ({n})", code_fence(dumps_shown(ds), "json"))
+    return out
 
 
 def _ending(msg: JSON) -> list[str]:
@@ -134,6 +158,8 @@ def _ending(msg: JSON) -> list[str]:
             "**Deferred**: the provider answers this request later"
             + (f" (handle {code_span(str(handle['id']))})" if handle.get("id") else "")
             + ".",
+            "",
+            code_fence(dumps_shown(handle), "json"),
             "",
         ]
     if stop == "length":

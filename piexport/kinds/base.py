@@ -62,6 +62,20 @@ def obj(value: Any) -> JSON:
     return value if isinstance(value, dict) else {}
 
 
+def usage_words(u: Any) -> str:
+    """One usage object's figures as words (``in 1200 · out 180 · cache read 50 · $0.0150``),
+    "" when it counted nothing."""
+    if not isinstance(u, dict):
+        return ""
+    names = [("input", "in"), ("output", "out"), ("cacheRead", "cache read")]
+    names += [("cacheWrite", "cache write"), ("reasoning", "reasoning")]
+    words = [f"{name} {u[k]}" for k, name in names if finite_number(u.get(k))]
+    cost = obj(u.get("cost")).get("total")
+    if finite_number(cost):
+        words.append(f"${cost:.4f}")
+    return " · ".join(words)
+
+
 def details(summary: str, body: str) -> list[str]:
     """Markdown lines of a folded ``<details>`` block: our summary, a body made safe."""
     return ["<details>", f"<summary>{html_text(summary)}</summary>", "", body, "", "</details>", ""]

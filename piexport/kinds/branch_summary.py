@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from ..read.model import Entry
 from ..text.cut import Derive
-from ..text.mdsafe import message_markdown
+from ..text.mdsafe import code_span, message_markdown
 from .base import Calls, MarkdownContext, Part, one_line, s
-from .summaries import SummaryKind, files_markdown
+from .summaries import SummaryKind, files_markdown, usage_markdown
 
 
 class BranchSummary(SummaryKind):
@@ -24,7 +24,11 @@ class BranchSummary(SummaryKind):
     def markdown(self, entry: Entry, ctx: MarkdownContext) -> list[str]:
         raw = entry.raw
         text = message_markdown(str(raw.get("summary", "")))
-        return ["**Branch summary:**", "", text, "", *files_markdown(raw.get("details"))]
+        left = raw.get("fromId")
+        out = ["**Branch summary:**", "", text, ""]
+        if left is not None:
+            out += [f"Of the branch left at entry {code_span(str(left))}.", ""]
+        return out + files_markdown(raw.get("details")) + usage_markdown(raw.get("usage"))
 
     def parts(self, entry: Entry, derive: Derive) -> Iterator[Part]:
         yield "summary", "", s(entry.raw.get("summary")), False

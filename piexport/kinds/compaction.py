@@ -8,9 +8,9 @@ from collections.abc import Iterator, Mapping
 from ..read.jsonutil import finite_number
 from ..read.model import Entry
 from ..text.cut import Derive
-from ..text.mdsafe import inline_text, message_markdown
+from ..text.mdsafe import code_span, inline_text, message_markdown
 from .base import Calls, MarkdownContext, Part, s
-from .summaries import SummaryKind, files_markdown
+from .summaries import SummaryKind, files_markdown, usage_markdown
 from .system import system_markdown, system_text
 
 
@@ -43,7 +43,9 @@ class Compaction(SummaryKind):
             "",
             message_markdown(str(raw.get("summary", ""))),
             "",
+            *_kept(raw.get("firstKeptEntryId")),
             *files_markdown(raw.get("details")),
+            *usage_markdown(raw.get("usage")),
             *(system_markdown(system, True) if isinstance(system, dict) else []),
             "---",
             "",
@@ -54,6 +56,12 @@ class Compaction(SummaryKind):
         yield "summary", "", s(raw.get("summary")), False
         if isinstance(raw.get("systemMessage"), Mapping):
             yield "system", "", system_text(raw["systemMessage"], derive), False
+
+
+def _kept(first: object) -> list[str]:
+    if first is None:
+        return []
+    return [f"The model kept the entries from {code_span(str(first))} on.", ""]
 
 
 KIND = Compaction()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..read.model import Entry
-from ..text.mdsafe import code_span
-from .base import Kind
+from ..text.mdsafe import code_span, inline_text
+from .base import Kind, usage_words
 
 FILE_LISTS = (("readFiles", "Files read"), ("modifiedFiles", "Files modified"))
 
@@ -24,6 +24,12 @@ class SummaryKind(Kind):
         if d is not None and not files_only:
             out["details"] = d
         return out
+
+
+def usage_markdown(u: Any) -> list[str]:
+    """What writing the summary cost, when pi recorded it."""
+    words = usage_words(u)
+    return [f"_Writing this summary: {inline_text(words)}_", ""] if words else []
 
 
 def files_markdown(d: Any) -> list[str]:

@@ -47,6 +47,17 @@ def system_markdown(msg: JSON, leading: bool) -> list[str]:
     parts += [f"[section {name} removed]" for name in removed]
     if state.tools:
         parts.append("[tools] " + ", ".join(state.tools))
+    for name, tool in state.tools.items():
+        said = tool.get("description") if isinstance(tool, Mapping) else None
+        if isinstance(said, str) and said:
+            parts.append(f"[tool {name}]\n{said}")
+    removed_tools = msg.get("toolsRemoved")
+    gone = [
+        t.get("name") if isinstance(t, Mapping) else t
+        for t in (removed_tools if isinstance(removed_tools, list) else ())
+    ]
+    if gone:
+        parts.append("[tools removed] " + ", ".join(map(str, gone)))
     if leading:
         summary = "System prompt"
     else:

@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 from ..read.model import Entry, content_text
 from ..text.ansi import strip_ansi
 from ..text.cut import Derive
-from ..text.mdsafe import code_fence
-from .base import Calls, MarkdownContext, Part, details, s, value_text
+from ..text.mdsafe import code_fence, inline_text
+from .base import Calls, MarkdownContext, Part, details, obj, s, usage_words, value_text
 from .message import MessageKind
 from .tools import call_summary, nested_text
 
@@ -57,6 +57,11 @@ class ToolResult(MessageKind):
         nested = nested_text(msg.get("nestedCalls"))
         if nested:
             body += "\n\nNested calls:\n\n" + code_fence(nested)
+        diff = obj(msg.get("details")).get("diff")
+        if isinstance(diff, str) and diff:
+            body += "\n\nDiff:\n\n" + code_fence(diff)
+        if usage_words(msg.get("usage")):
+            body += f"\n\n_Model work done by this tool: {inline_text(usage_words(msg['usage']))}_"
         return body
 
     def parts(self, entry: Entry, derive: Derive) -> Iterator[Part]:

@@ -41,7 +41,9 @@ def test_branch_all_has_every_leaf_of_the_shop_sample() -> None:
     for leaf in session.tree.leaves:
         if leaf != session.tree.leaf_id:
             assert f"## Branch ending at `{leaf}`" in every
-            assert leaf not in current
+            # the current branch alone: no other branch (a branch summary may name the leaf
+            # it left, as its fromId)
+            assert f"## Branch ending at `{leaf}`" not in current
     # each user message of the file, on whichever branch, is in the Markdown once
     for e in session.entries:
         if e.role == "user":
