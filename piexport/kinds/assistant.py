@@ -66,7 +66,7 @@ class Assistant(MessageKind):
             elif block.get("type") == "toolCall":
                 cid = block.get("id")
                 found = ctx.results.get((entry.id, cid)) if isinstance(cid, str) else None
-                out += _call_markdown(block, found)
+                out += _call_markdown(block, found, ctx)
         return out + _ending(msg) + _turn_line(msg)
 
     def parts(self, entry: Entry, derive: Derive) -> Iterator[Part]:
@@ -103,10 +103,8 @@ class Assistant(MessageKind):
             yield "tool", tool_names, derive.join(calls, "\n\n"), False
 
 
-def _call_markdown(block: JSON, result: Entry | None) -> list[str]:
+def _call_markdown(block: JSON, result: Entry | None, ctx: MarkdownContext) -> list[str]:
     """A tool call in Markdown: its arguments, then its result (by the result's kind)."""
-    from .registry import kind_of  # the registry imports every kind, this one among them
-
     name, args = block.get("name"), block.get("arguments")
     if name == "bash" and isinstance(args, dict):
         call = str(args.get("command", ""))
@@ -119,7 +117,7 @@ def _call_markdown(block: JSON, result: Entry | None) -> list[str]:
     if block.get("partialJson"):
         partial = str(block["partialJson"])
         body += "\n\nArguments as far as they were streamed:\n\n" + code_fence(partial, "json")
-    kind = kind_of(result) if result is not None and result.message is not None else None
+    kind = ctx.kind_of(result) if result is not None and result.message is not None else None
     if result is not None and isinstance(kind, ToolResult):
         body += kind.result_markdown(result)
     else:

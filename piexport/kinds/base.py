@@ -10,7 +10,7 @@ the session's ``derive`` (``text.cut.Derive``) as the one text it shows.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -45,6 +45,8 @@ class MarkdownContext:
     """Tool results shown with their call (not again on their own)."""
     leading: frozenset[str] | set[str]
     """System messages that start the prompt on their branch (``system.leading_system_ids``)."""
+    kind_of: Callable[[Entry], Kind]
+    """The registry's lookup (``registry.kind_of``): a call's result is shown by its kind."""
 
 
 def one_line(text: str, limit: int = MAX_SUMMARY) -> str:

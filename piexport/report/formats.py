@@ -79,7 +79,7 @@ def session_markdown(session: Session, leaf_id: str | None = None) -> str:
     sections = _branches(session, leaf_id)
     # a result is shown with its call (every call is shown, on one branch or another)
     shown = {r.id for r in results.values()}
-    ctx = MarkdownContext(results, shown, leading_system_ids(session))
+    ctx = MarkdownContext(results, shown, leading_system_ids(session), kind_of)
     title = session.title or "pi session"
     lines = [
         f"# {inline_text(title)}",
