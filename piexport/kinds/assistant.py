@@ -10,7 +10,18 @@ from ..read.jsonutil import dumps_shown, finite_number
 from ..read.model import JSON, Entry, content_text
 from ..text.cut import Derive
 from ..text.mdsafe import code_fence, code_span, inline_text, message_markdown
-from .base import Calls, MarkdownContext, Part, details, obj, one_line, s, usage_words, value_text
+from .base import (
+    Calls,
+    MarkdownContext,
+    Part,
+    RowWords,
+    details,
+    obj,
+    one_line,
+    s,
+    usage_words,
+    value_text,
+)
 from .message import MessageKind
 from .tool_result import ToolResult
 from .tools import call_summary
@@ -46,6 +57,22 @@ class Assistant(MessageKind):
         if msg.get("errorMessage"):
             return "assistant: " + one_line(str(msg["errorMessage"]), 80)
         return "assistant: (no content)"
+
+    def row(self, entry: Entry, calls: Calls, leading: bool, words: RowWords) -> str:
+        """Its words, else its calls, each named as rows name calls."""
+        msg = entry.message or {}
+        content = msg.get("content")
+        text = content_text(content)
+        if not one_line(text):
+            tools = [
+                words.tool(b.get("name"), b.get("arguments"))
+                for b in (content if isinstance(content, list) else ())
+                if isinstance(b, dict) and b.get("type") == "toolCall"
+            ]
+            if tools:
+                return "assistant: " + " ".join(tools)
+        said = one_line(words.said(text))
+        return f"assistant: {said}" if said else self.summary(entry, calls, leading)
 
     def markdown(self, entry: Entry, ctx: MarkdownContext) -> list[str]:
         msg = entry.message or {}

@@ -49,6 +49,19 @@ class MarkdownContext:
     """The registry's lookup (``registry.kind_of``): a call's result is shown by its kind."""
 
 
+@dataclass(frozen=True, slots=True)
+class RowWords:
+    """How the page's tree rows say things (``report.outline.tree_row_text``): what tells
+    rows apart first."""
+
+    tool: Callable[[Any, Any], str]
+    """A tool call (name, arguments), paths relative to the session's folder."""
+    command: Callable[[str], str]
+    """A shell command by its head."""
+    said: Callable[[str], str]
+    """Markdown as the words a reader sees."""
+
+
 def one_line(text: str, limit: int = MAX_SUMMARY) -> str:
     """One line, cut: a part of a summary, which is redacted as a whole once it is made."""
     return PLAIN.line(text, limit)
@@ -145,6 +158,11 @@ class Kind:
     def summary(self, entry: Entry, calls: Calls, leading: bool = False) -> str:
         """One line for ``piexport tree`` and the navigator (before redaction)."""
         return f"[{entry.type or 'entry without type'}]"
+
+    def row(self, entry: Entry, calls: Calls, leading: bool, words: RowWords) -> str:
+        """Its row in the page's tree: its summary, unless what tells it apart comes first
+        said another way (``RowWords``)."""
+        return self.summary(entry, calls, leading)
 
     def markdown(self, entry: Entry, ctx: MarkdownContext) -> list[str]:
         """Its lines in ``render --format md`` (made safe with ``text.mdsafe``)."""

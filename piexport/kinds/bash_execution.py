@@ -8,7 +8,7 @@ from ..read.model import Entry
 from ..text.ansi import strip_ansi
 from ..text.cut import Derive
 from ..text.mdsafe import code_fence
-from .base import Calls, MarkdownContext, Part, details, one_line, s
+from .base import Calls, MarkdownContext, Part, RowWords, details, one_line, s
 from .message import MessageKind
 
 
@@ -23,6 +23,9 @@ class BashExecution(MessageKind):
 
     def summary(self, entry: Entry, calls: Calls, leading: bool = False) -> str:
         return "[bash]: " + one_line(str((entry.message or {}).get("command") or ""))
+
+    def row(self, entry: Entry, calls: Calls, leading: bool, words: RowWords) -> str:
+        return "[bash]: " + one_line(words.command(str((entry.message or {}).get("command") or "")))
 
     def markdown(self, entry: Entry, ctx: MarkdownContext) -> list[str]:
         msg = entry.message or {}

@@ -10,7 +10,7 @@ from ..read.model import Entry, content_text
 from ..text.ansi import strip_ansi
 from ..text.cut import Derive
 from ..text.mdsafe import code_fence, inline_text
-from .base import Calls, MarkdownContext, Part, details, obj, s, usage_words, value_text
+from .base import Calls, MarkdownContext, Part, RowWords, details, obj, s, usage_words, value_text
 from .message import MessageKind
 from .tools import call_summary, nested_text
 
@@ -40,6 +40,9 @@ class ToolResult(MessageKind):
         if isinstance(cid, str) and cid in calls:
             return tool(*calls[cid])
         return f"[{msg.get('toolName') or 'tool'}]"
+
+    def row(self, entry: Entry, calls: Calls, leading: bool, words: RowWords) -> str:
+        return self.summary(entry, calls, leading, words.tool)
 
     def markdown(self, entry: Entry, ctx: MarkdownContext) -> list[str]:
         if entry.id in ctx.shown:

@@ -13,22 +13,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..kinds import kind_of
-from ..kinds.tool_result import ToolResult
+from ..kinds.base import RowWords
 from ..kinds.tools import call_summary
-from ..read.model import Entry, Session, content_text, skill_block
+from ..read.model import Entry, Session
 from ..read.pairing import tool_calls_by_id
 from ..read.system import leading_system_ids
 from ..read.tree import flatten
-from ..text.cut import PLAIN, Derive, shorten
+from ..text.cut import Derive, shorten
 from ..text.textsafe import terminal_safe
 from .paths import is_windows_path, shown_path
-
-MAX_SUMMARY = 200
-
-
-def _one_line(text: str, limit: int = MAX_SUMMARY) -> str:
-    """One line, cut: a part of a summary, which is redacted as a whole once it is made."""
-    return PLAIN.line(text, limit)
 
 
 def entry_summary(
@@ -154,29 +147,6 @@ def _tree_row(
                 return f"[{name}: {shorten(said, 60)}]"
         return call_summary(name, shown)
 
-    msg = entry.message
-    role = msg.get("role") if entry.type == "message" and msg is not None else None
-    if role == "assistant" and msg is not None and not _one_line(content_text(msg.get("content"))):
-        content = msg.get("content")
-        tools = [
-            tool(b.get("name"), b.get("arguments"))
-            for b in (content if isinstance(content, list) else ())
-            if isinstance(b, dict) and b.get("type") == "toolCall"
-        ]
-        if tools:
-            return "assistant: " + " ".join(tools)
-    kind = kind_of(entry)
-    if isinstance(kind, ToolResult):  # its call, named as this row names calls
-        return kind.summary(entry, calls, leading, tool)
-    if role == "bashExecution" and msg is not None:
-        return "[bash]: " + _one_line(command_head(str(msg.get("command") or ""), cwd))
-    if role in ("user", "assistant") and msg is not None:
-        text = content_text(msg.get("content"))
-        skill = skill_block(text.lstrip("\n")) if role == "user" else None
-        if skill is not None:  # as pi's tree shows a skill: its name, then the user's words
-            rest = _one_line(plain_words(skill.rest))
-            return f"user: [skill] {_one_line(skill.name)}" + (f" · {rest}" if rest else "")
-        said = _one_line(plain_words(text))
-        if said:
-            return f"{role}: {said}"
-    return _summary(entry, calls, leading)
+    # each kind's row (``Kind.row``), in these words
+    words = RowWords(tool, lambda command: command_head(command, cwd), plain_words)
+    return kind_of(entry).row(entry, calls, leading, words)
