@@ -23,14 +23,19 @@ from ..read.figures import chartable, iso_time, utc_text
 from ..read.model import JSON, Entry, Session
 from ..read.tree import timestamp_ms
 from ..text.ansi import strip_ansi
-from ..text.cut import shorten_left
+from ..text.columns import cells as cell_width
+from ..text.columns import cut_end, cut_start, pad_end
 from ..text.mdsafe import newlines
-from ..text.numbers import money
+from ..text.numbers import NONE, count, money, tokens
 from ..text.textsafe import plain_controls
 from .stats import Figures, compute_figures, usage_source
 from .summary import session_span
 
-BY = ("day", "week", "month", "project", "model", "session", "tool", "kind")
+BY = ("day", "week", "month", "block", "project", "model", "session", "tool", "kind")
+PERIODS = ("day", "week", "month", "block")
+"""Groupings by time: ``--breakdown`` shows each one's models inside it."""
+BLOCK_MS = 5 * 3_600_000
+"""A 5-hour block, as ccusage counts a subscription's usage window."""
 NO_DATE = "(no date)"
 NO_MODEL = "(no model)"
 MODEL_NOT_RECORDED = "(model not recorded)"
@@ -51,11 +56,11 @@ def zone(name: str | None) -> tzinfo:
 
 
 def parse_day(text: str | None) -> date | None:
-    """``YYYY-MM-DD`` (the day in ``--tz``) or nothing."""
+    """``YYYY-MM-DD`` (the day in ``--tz``; an ISO time's day) or nothing."""
     if not text:
         return None
     try:
-        return date.fromisoformat(text.strip())
+        return date.fromisoformat(text.strip()[:10] if "T" in text else text.strip())
     except ValueError as exc:
         raise InputError(f"not a date: {text!r} (use YYYY-MM-DD)") from exc
 
@@ -157,7 +162,9 @@ class Row:
     started: int | None = None
     """In ``--by session`` rows: when it started (ms), ``summary.session_span``'s start,
     the figure ``summary`` and the site show (a fork's own first entry, not the history it
-    copied)."""
+    copied). In ``--by block`` rows: the block's start (an hour)."""
+    breakdown: list[Row] | None = None
+    """With ``--breakdown``: the row's models, each with its own figures."""
 
     @property
     def label(self) -> str:
@@ -174,6 +181,16 @@ class Row:
         extra: JSON = {}
         if self.title is not None:
             extra = {"title": self.title, "started": iso_time(self.started)}
+        elif self.started is not None:  # a block
+            extra = {
+                "start": iso_time(self.started),
+                "end": iso_time(self.started + BLOCK_MS),
+                "firstActivity": iso_time(self.figures.first_ms),
+                "lastActivity": iso_time(self.figures.last_ms),
+            }
+        more: JSON = {}
+        if self.breakdown is not None:
+            more = {"models": [r.as_json() for r in self.breakdown]}
         return {
             "key": self.key,
             **extra,
@@ -191,12 +208,32 @@ class Row:
             },
             "cost": f.known_cost,
             "costEstimated": f.known_estimate,
+            **more,
         }
 
+    @property
+    def empty(self) -> bool:
+        """A row with nothing to show: no session, no message, no token, no call."""
+        f = self.figures
+        return not (
+            self.sessions
+            or f.message_count
+            or f.tokens["total"]
+            or f.known_cost
+            or self.tool_calls
+            or self.tool_errors
+        )
 
-def local_day_time(ms: int | None) -> str:
-    """``2025-03-03 08:41`` (UTC), or ``(no date)`` (for a time no calendar holds too)."""
-    return utc_text(ms, "%Y-%m-%d %H:%M") or NO_DATE
+
+def local_day_time(ms: int | None, tz: tzinfo | None = None) -> str:
+    """``2025-03-03 08:41`` (UTC, or in ``tz``), or ``(no date)`` (for a time no calendar
+    holds too)."""
+    if tz is None or tz is timezone.utc:
+        return utc_text(ms, "%Y-%m-%d %H:%M") or NO_DATE
+    if not chartable(ms):
+        return NO_DATE
+    assert ms is not None
+    return datetime.fromtimestamp(ms / 1000, tz).strftime("%Y-%m-%d %H:%M")
 
 
 def _in_range(day: date | None, since: date | None, until: date | None) -> bool:
@@ -292,12 +329,18 @@ def usage_report(
     since: date | None = None,
     until: date | None = None,
     project: str | None = None,
+    breakdown: bool = False,
 ) -> UsageReport:
-    """Rows by ``by`` over the sessions (those whose project matches the ``project`` glob)."""
+    """Rows by ``by`` over the sessions (those whose project matches the ``project`` glob);
+    ``breakdown``: each period's models in it (``Row.breakdown``). Rows with nothing in
+    them (a model no message was answered by) are left out; they add nothing to the total."""
     if by not in BY:
         raise InputError(f"--by must be one of {', '.join(BY)}")
+    if breakdown and by not in PERIODS:
+        raise InputError(f"--breakdown goes with --by {', '.join(PERIODS)}")
     rows: dict[str, Row] = {}
     total = Row("total")
+    hours: list[int] = []  # --by block: every entry's time, to find the blocks
     for session in sessions:
         proj = project_of(session)
         if project and not (
@@ -319,18 +362,7 @@ def usage_report(
                 row.tool_errors = (row.tool_errors or 0) + errors
                 row.sessions.add(sid)
             continue
-        key: Callable[[Entry, date | None], str | None]
-        if by == "project":
-            key = lambda e, d, proj=proj: proj  # type: ignore[misc]  # noqa: E731
-        elif by == "model":
-            models = models_in_effect(session)
-            key = lambda e, d, models=models: model_key(e) or models[e.id]  # type: ignore[misc]  # noqa: E731
-        elif by == "kind":
-            key = lambda e, d: kind_key(e)  # noqa: E731
-        elif by == "session":
-            key = lambda e, d, sid=sid: sid  # type: ignore[misc]  # noqa: E731
-        else:
-            key = lambda e, d: period_key(d, by)  # noqa: E731
+        key = _key(session, by, proj, breakdown)
         for k, fig in session_groups(session, key, tz, since, until).items():
             row = rows.setdefault(k, Row(k))
             if by == "session":  # when it started as summary and the site say it
@@ -339,12 +371,122 @@ def usage_report(
             row.figures.add(fig)
             if fig.message_count or fig.by_kind:
                 row.sessions.add(sid)
-    ordered = sorted(rows.values(), key=_order(by))
+        if by == "block":
+            hours += _entry_times(session, tz, since, until)
+    if by == "block":
+        rows = _blocks(rows, hours, tz)
+    if breakdown:
+        rows = _broken_down(rows)
+    ordered = sorted((r for r in rows.values() if not r.empty), key=_order(by))
     return UsageReport(by, ordered, total)
 
 
+_SEP = "\0"
+"""Between a period and a model in a ``--breakdown`` group's key."""
+
+
+def _key(
+    session: Session, by: str, proj: str, breakdown: bool
+) -> Callable[[Entry, date | None], str | None]:
+    """What an entry is grouped by (``--by``; with ``breakdown``, its model too)."""
+    if by == "project":
+        return lambda e, d: proj
+    if by == "kind":
+        return lambda e, d: kind_key(e)
+    if by == "session":
+        return lambda e, d: session.path
+    if by in ("model", *(("day", "week", "month", "block") if breakdown else ())):
+        models = models_in_effect(session)
+
+        def model(e: Entry) -> str:
+            return model_key(e) or models[e.id]
+
+        if by == "model":
+            return lambda e, d: model(e)
+        period = _period(by)
+        return lambda e, d: f"{period(e, d)}{_SEP}{model(e)}"
+    return _period(by)
+
+
+def _period(by: str) -> Callable[[Entry, date | None], str]:
+    """An entry's period: its day, week or month, or (``block``) its hour's start in ms."""
+    if by == "block":
+        return lambda e, d: _hour_key(timestamp_ms(e.timestamp), d)
+    return lambda e, d: period_key(d, by)
+
+
+def _hour_key(ms: int | None, day: date | None) -> str:
+    """An entry's hour (its start, ms), or ``NO_DATE``: blocks are made of hours."""
+    if day is None or ms is None:
+        return NO_DATE
+    return str(ms - ms % 3_600_000)
+
+
+def _entry_times(session: Session, tz: tzinfo, since: date | None, until: date | None) -> list[int]:
+    """The times (ms) of the entries ``session_groups`` counts that have one."""
+    out = []
+    for e in session.entries:
+        ms = timestamp_ms(e.timestamp)
+        day = local_day(ms, tz)
+        if day is not None and ms is not None and _in_range(day, since, until):
+            out.append(ms)
+    return out
+
+
+def block_starts(times: Iterable[int]) -> list[int]:
+    """ccusage's 5-hour blocks over entry times (ms): a block starts at the hour of the
+    first entry not in one (floored) and holds what comes in the 5 hours from there; an
+    entry 5 hours or more after the block's start, or more than 5 hours after the entry
+    before it, starts the next one. Blocks never overlap, and each starts on an hour."""
+    starts: list[int] = []
+    last: int | None = None
+    for t in sorted(times):
+        if not starts or last is None or t - starts[-1] >= BLOCK_MS or t - last > BLOCK_MS:
+            starts.append(t - t % 3_600_000)
+        last = t
+    return starts
+
+
+def _blocks(hourly: dict[str, Row], times: list[int], tz: tzinfo) -> dict[str, Row]:
+    """Rows by hour (their keys: the hour's start in ms, or with a model after ``_SEP``)
+    gathered into rows by 5-hour block, keyed by when the block starts in ``tz``."""
+    import bisect
+
+    starts = block_starts(times)
+    out: dict[str, Row] = {}
+    for key, row in hourly.items():
+        hour, sep, model = key.partition(_SEP)
+        if hour == NO_DATE:
+            start, name = None, NO_DATE
+        else:
+            start = starts[bisect.bisect_right(starts, int(hour)) - 1]
+            name = local_day_time(start, tz)
+        block = out.setdefault(name + sep + model, Row(name + sep + model, started=start))
+        block.figures.add(row.figures)
+        block.sessions |= row.sessions
+    return out
+
+
+def _broken_down(rows: dict[str, Row]) -> dict[str, Row]:
+    """Rows keyed period + model made into a row per period holding a row per model."""
+    out: dict[str, Row] = {}
+    for key, row in rows.items():
+        period, _, model = key.partition(_SEP)
+        whole = out.setdefault(period, Row(period, started=row.started, breakdown=[]))
+        whole.figures.add(row.figures)
+        whole.sessions |= row.sessions
+        row.key, row.started = model, None
+        if not row.empty:
+            assert whole.breakdown is not None
+            whole.breakdown.append(row)
+    for whole in out.values():
+        assert whole.breakdown is not None
+        whole.breakdown.sort(key=_order("model"))
+    return out
+
+
 def _order(by: str) -> Callable[[Row], Any]:
-    if by in ("day", "week", "month"):
+    if by in PERIODS:
         return lambda r: (r.key == NO_DATE, r.key)
     if by == "tool":
         return lambda r: (-(r.tool_calls or 0), r.key)
@@ -361,6 +503,7 @@ def usage_of(
     since: str | None = None,
     until: str | None = None,
     project: str | None = None,
+    breakdown: bool = False,
 ) -> tuple[UsageReport, list[str]]:
     """The usage of every session under ``where`` (a folder or one file), one row per
     ``by``, days in ``tz_name`` (default UTC), from ``since`` to ``until`` (YYYY-MM-DD);
@@ -377,6 +520,7 @@ def usage_of(
         since=first,
         until=last,
         project=project,
+        breakdown=breakdown,
     )
     return report, problems
 
@@ -407,15 +551,9 @@ COLUMNS = (
     ("Cost", "cost"),
 )
 WIDTH = 80
-
-
-def compact(n: int) -> str:
-    """A count in at most six characters: 999, 12.3k, 4.56M, 7.89B."""
-    for size, unit in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")):
-        if abs(n) >= size:
-            return f"{n / size:.2f}{unit}" if abs(n) < 10 * size else f"{n / size:.1f}{unit}"
-    return str(n)
-
+"""A table's width when none is given (a terminal's, or ``COLUMNS``, is given by the CLI)."""
+MIN_KEY = 12
+"""The first column is never narrower (the figures stay whole; the line gets longer)."""
 
 TOOL_COLUMNS = (
     ("Sess", "sessions"),
@@ -432,11 +570,18 @@ NOTES = {
     "changed models counts in each of their rows.",
     "kind": "Rows by what the usage paid for: Msgs and Errs count the entries that carry "
     "usage, the total every message; tokens and Cost add up to the total.",
+    "block": "5-hour blocks as ccusage counts them: a block starts at the hour of the first "
+    "message after the last block and lasts 5 hours; a gap of more than 5 hours starts a "
+    "new one. Figures as for --by day.",
 }
 NOTE = (
     "Msgs: messages of every role; Errs: failed tool calls; tokens and Cost: every usage pi "
     "counts (turns, usage entries, summaries, tool work) on every branch, cost as the provider "
     "reported it."
+)
+BREAKDOWN_NOTE = (
+    "Indented rows: each model's part of the row above, every message under the model "
+    "working at it (as --by model); they add up to it."
 )
 ESTIMATE_NOTE = (
     "Est.: estimated cost (genai-prices) of the messages whose provider reported none, "
@@ -456,69 +601,68 @@ def _columns(by: str, estimates: bool = False) -> tuple[tuple[str, str], ...]:
 
 
 def _cells(data: JSON, columns: tuple[tuple[str, str], ...] = COLUMNS) -> list[str]:
+    """A row's figures as the rest of piexport writes them: counts ``1,234``, tokens
+    ``12.3k``/``4.09B``, dollars ``$0.0123``; an absent figure ``—``."""
     out = []
     for _, k in columns:
         if k == "rate":
             calls, errors = int(data["toolCalls"]), int(data["toolErrors"])
-            out.append(f"{errors / calls:.0%}" if calls else "—")
+            out.append(f"{errors / calls:.0%}" if calls else NONE)
         elif k in ("cost", "costEstimated"):
             out.append(money(data[k]))
         elif k in data:
-            out.append(compact(int(data[k])))
+            out.append(count(int(data[k])))
         else:
-            out.append(compact(int(data["tokens"][k])))
+            out.append(tokens(int(data["tokens"][k])))
     return out
 
 
-def _fit(text: str, width: int) -> str:
-    """Cut on the left (paths and models end in what tells them apart), never inside a
-    redaction token."""
-    return shorten_left(text, width)
-
-
-def _fit_end(text: str, width: int) -> str:
-    """Cut on the right (a session: its date and the start of its title)."""
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def format_table(report: UsageReport, safe: Callable[[str], str] = str) -> str:
-    """An aligned table with a totals row, at most 80 columns wide."""
+def format_table(
+    report: UsageReport, safe: Callable[[str], str] = str, width: int | None = None
+) -> str:
+    """An aligned table with a totals row, ``width`` terminal cells wide (default 80): the
+    figures whole, the first column taking what is left. A name is cut at its end (a model
+    keeps its provider, a session its date and the start of its title), a project's path at
+    its start (its last folders tell projects apart); widths are counted in terminal cells
+    (a wide character takes two)."""
+    width = width or WIDTH
     data = report.as_json()
     columns = _columns(report.by, data["total"]["costEstimated"] is not None)
     head = [h for h, _ in columns]
-    body = [
-        [safe(row.label), *_cells(r, columns)]
-        for row, r in zip(report.rows, data["rows"], strict=True)
-    ]
-    body.append(["Total", *_cells({**data["total"], "key": "Total"}, columns)])
-    widths = [max(len(h), *(len(r[i + 1]) for r in body)) for i, h in enumerate(head)]
-    room = WIDTH - sum(widths) - len(widths)
-    key_width = max(6, min(room, max(len(r[0]) for r in [*body, [report.by.title()]])))
-    lines = []
+    body: list[tuple[int, list[str]]] = []  # (indent, cells)
+    for row, r in zip(report.rows, data["rows"], strict=True):
+        body.append((0, [safe(row.label), *_cells(r, columns)]))
+        for sub, s in zip(row.breakdown or (), r.get("models", ()), strict=True):
+            body.append((2, [safe(sub.label), *_cells(s, columns)]))
+    total = ["Total", *_cells({**data["total"], "key": "Total"}, columns)]
+    every = [cells for _, cells in body] + [total]
+    widths = [max(len(h), *(len(r[i + 1]) for r in every)) for i, h in enumerate(head)]
+    names = [cell_width(c[0]) + indent for indent, c in body] + [len(report.by), 5]
+    key_width = max(MIN_KEY, min(width - sum(widths) - len(widths), max(names)))
+    cut = cut_start if report.by == "project" else cut_end
 
-    cut = _fit_end if report.by == "session" else _fit
-
-    def line(cells: list[str]) -> str:
+    def line(cells: list[str], indent: int = 0) -> str:
+        name = " " * indent + cut(cells[0], key_width - indent)
         return " ".join(
-            [cut(cells[0], key_width).ljust(key_width)]
+            [pad_end(name, key_width)]
             + [c.rjust(w) for c, w in zip(cells[1:], widths, strict=True)]
         ).rstrip()
 
-    lines.append(line([report.by.title(), *head]))
-    rule = "-" * min(WIDTH, key_width + sum(widths) + len(widths))
-    lines.append(rule)
-    lines += [line(r) for r in body[:-1]]
-    lines.append(rule)
-    lines.append(line(body[-1]))
-    return "\n".join(lines)
+    rule = "-" * (key_width + sum(widths) + len(widths))
+    lines = [line([report.by.title(), *head]), rule]
+    lines += [line(cells, indent) for indent, cells in body]
+    return "\n".join([*lines, rule, line(total)])
 
 
-def format_notes(by: str, estimates: bool = False) -> str:
+def format_notes(
+    by: str, estimates: bool = False, width: int | None = None, breakdown: bool = False
+) -> str:
     """What the table's figures cover, wrapped to its width (printed under it)."""
     import textwrap
 
-    notes = [NOTES.get(by, NOTE)] + ([ESTIMATE_NOTE] if estimates and by != "tool" else [])
-    return "\n".join(textwrap.fill(n, WIDTH) for n in notes)
+    notes = [NOTES.get(by, NOTE)] + ([BREAKDOWN_NOTE] if breakdown else [])
+    notes += [ESTIMATE_NOTE] if estimates and by != "tool" else []
+    return "\n".join(textwrap.fill(n, min(width or WIDTH, 100)) for n in notes)
 
 
 CSV_FIELDS = (
@@ -565,20 +709,29 @@ def csv_row(cells: Sequence[object]) -> str:
 
 
 def format_csv(report: UsageReport) -> str:
+    """A line per row and the total; with ``--breakdown``, a ``model`` column after the key
+    and a line per model after its period's (the period's own has it empty)."""
     data = report.as_json()
-    lines = [csv_row(CSV_FIELDS)]
-    for r in [*data["rows"], {**data["total"], "key": "total"}]:
+    split = any("models" in r for r in data["rows"])
+    fields = [CSV_FIELDS[0], *(["model"] if split else []), *CSV_FIELDS[1:]]
+    lines = [csv_row(fields)]
+
+    def one(r: JSON, key: str, model: str | None) -> str:
         flat = {**r, **r["tokens"]}
-        lines.append(
-            csv_row(
-                [
-                    str(flat["key"]),
-                    *(flat[k] for k in CSV_FIELDS[1:-2]),
-                    "" if flat["cost"] is None else flat["cost"],
-                    "" if flat["costEstimated"] is None else flat["costEstimated"],
-                ]
-            )
+        return csv_row(
+            [
+                key,
+                *([model or ""] if split else []),
+                *(flat[k] for k in CSV_FIELDS[1:-2]),
+                "" if flat["cost"] is None else flat["cost"],
+                "" if flat["costEstimated"] is None else flat["costEstimated"],
+            ]
         )
+
+    for r in data["rows"]:
+        lines.append(one(r, str(r["key"]), None))
+        lines += [one(m, str(r["key"]), str(m["key"])) for m in r.get("models", ())]
+    lines.append(one(data["total"], "total", None))
     return "".join(lines)
 
 
