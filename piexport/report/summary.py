@@ -15,6 +15,7 @@ from ..read.model import JSON, Session, content_text
 from ..read.tree import timestamp_ms
 from ..text.cut import Derive
 from ..text.mdsafe import code_fence, inline_text
+from .branches import duration as written_duration
 from .paths import shown_path
 from .stats import Figures, active_ms, compute_figures, file_figures
 
@@ -188,8 +189,9 @@ def summary_markdown(session: Session, leaf_id: str | None = None, link: str | N
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         f"| {fig.tokens['input']} | {fig.tokens['output']} | {fig.tokens['cacheRead']} | "
         f"{fig.tokens['cacheWrite']} | {_cost_cell(fig)} | "
-        f"{'—' if active is None else f'{active:.0f} s'} | "
-        f"{'—' if duration is None else f'{duration:.0f} s'} | {sum(fig.tool_calls.values())} | "
+        f"{'—' if active is None else written_duration(active)} | "
+        f"{'—' if duration is None else written_duration(duration)} | "
+        f"{sum(fig.tool_calls.values())} | "
         f"{fig.tool_errors} | {fig.errors} |",
         "",
     ]

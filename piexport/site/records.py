@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..read.lineage import Link
 from ..read.model import JSON
+from ..report.branches import plural
 
 if TYPE_CHECKING:  # the page layer loads in the workers, not to list a folder
     from ..page.render import RenderOptions, SiteNav
@@ -143,7 +144,8 @@ class SiteReport:
         outside = f", {self.outside} outside the selection kept" if self.outside else ""
         refused = f", {len(self.refused)} refused by the redaction gate" if self.refused else ""
         return (
-            f"{self.sessions} sessions in {self.projects} projects: {self.rendered} rendered, "
-            f"{self.unchanged} unchanged, {self.removed} removed{outside}, "
-            f"{len(self.failed)} failed{refused}, {len(self.warnings)} warnings → {self.out}"
+            f"{plural(self.sessions, 'session')} in {plural(self.projects, 'project')}: "
+            f"{self.rendered} rendered, {self.unchanged} unchanged, {self.removed} removed"
+            f"{outside}, {len(self.failed)} failed{refused}, "
+            f"{plural(len(self.warnings), 'warning')} → {self.out}"
         )

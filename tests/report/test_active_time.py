@@ -76,7 +76,7 @@ def test_every_place_shows_the_same_active_time_and_span(tmp_path: Path) -> None
     assert data["session"]["activeSeconds"] == 20 * 60
     assert data["session"]["durationSeconds"] == (22 * 60 + 10) * 60
     markdown = CliRunner().invoke(cli, ["summary", str(path)]).stdout
-    assert "| active | span |" in markdown and "| 1200 s | 79800 s |" in markdown
+    assert "| active | span |" in markdown and "| 20m 00s | 22h 10m |" in markdown
 
     session = load_session(path)
     soup = BeautifulSoup(render_session(session), "html.parser")

@@ -146,7 +146,7 @@ def test_ctrl_c_during_writes_leaves_a_whole_site(tmp_path: Path) -> None:
     try:
         assert proc.stderr is not None
         first = proc.stderr.readline()
-        assert "2 sessions in 1 projects" in first, first
+        assert "2 sessions in 1 project:" in first, first
         manifest = out / MANIFEST
         start = manifest.stat().st_mtime_ns
         n = 0
