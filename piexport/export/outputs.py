@@ -25,6 +25,7 @@ from .shown import load_shown
 if TYPE_CHECKING:
     from ..page.render import RenderOptions
     from ..redact.engine import Redactor
+    from ..report.listing import Listing
     from ..report.usage import UsageReport
     from ..text.cut import Derive
 
@@ -40,6 +41,7 @@ __all__ = [
     "files_output",
     "find_leaves",
     "info_output",
+    "listing_output",
     "session_text",
     "summary_output",
     "tree_output",
@@ -181,10 +183,26 @@ TREE_IDS_WIDTH = 100
 """A terminal at least this wide shows entry ids in ``tree`` unless told otherwise."""
 
 
-def tree_output(session: Session, ids: bool | None = None, width: int | None = None) -> Printed:
+def tree_output(
+    session: Session, ids: bool | None = None, width: int | None = None, fmt: str = "text"
+) -> Printed:
     """The entry tree as pi's /tree shows it, lines cut to ``width`` (a terminal's; None:
-    not a terminal). Ids are shown when asked, or by default when there is room."""
+    not a terminal). Ids are shown when asked, or by default when there is room. ``fmt``
+    ``"json"``: its structure (``render --format json``'s ``tree``, with the labels)."""
     from ..report.outline import render_tree_text
+
+    if fmt == "json":
+        tree = session.tree
+        return Printed.json(
+            {
+                "roots": tree.roots,
+                "leaf": tree.leaf_id,
+                "path": tree.path,
+                "leaves": tree.leaves,
+                "parent": tree.parent,
+                "labels": session.labels,
+            }
+        )
 
     if ids is None:
         ids = width is None or width >= TREE_IDS_WIDTH
@@ -241,17 +259,36 @@ def compare_output(session: Session, leaf_a: str, leaf_b: str, fmt: str = "md") 
     return Printed(compare_markdown(session, result), "markdown", nl=False)
 
 
-def usage_output(report: UsageReport, fmt: str, derive: Derive) -> Printed:
-    """Usage as an aligned table (``"table"``), JSON or CSV. A row's key (a cwd, a model, a
-    tool: the only session text a row holds) is made with ``derive``, and so is each line
-    of the table (a key cut on the left to fit)."""
+def usage_output(
+    report: UsageReport, fmt: str, derive: Derive, width: int | None = None
+) -> Printed:
+    """Usage as an aligned table (``"text"``, ``width`` cells wide), JSON or CSV. A row's
+    key (a cwd, a model, a tool: the only session text a row holds) is made with
+    ``derive``, and so is each line of the table (a key cut to fit)."""
     from ..report.usage import format_csv, format_table
 
     for row in report.rows:
         row.key = derive(row.key)
+        for sub in row.breakdown or ():
+            sub.key = derive(sub.key)
     if fmt == "json":
         return Printed.json(report.as_json())
     if fmt == "csv":
         return Printed(format_csv(report), "csv", nl=False)
-    table = format_table(report, terminal_safe)
+    table = format_table(report, terminal_safe, width)
+    return Printed("\n".join(derive(line) for line in table.split("\n")), "lines")
+
+
+def listing_output(listing: Listing, fmt: str, derive: Derive, width: int = 80) -> Printed:
+    """The sessions under a folder as a table ``width`` cells wide (``"text"``) or JSON.
+    What a row holds of a session (its title, id and file names) is made with ``derive``,
+    and so is each line of the table (a title cut to fit)."""
+    from ..report.listing import format_listing
+
+    for row in listing.rows:
+        row.title, row.id, row.file = derive(row.title), derive(row.id), derive(row.file)
+        row.project = derive(row.project)
+    if fmt == "json":
+        return Printed.json(listing.as_json())
+    table = format_listing(listing, terminal_safe, width)
     return Printed("\n".join(derive(line) for line in table.split("\n")), "lines")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from ..errors import InputError
+from ..read.dates import date_ms
 from ..read.discover import find_sessions
 from ..read.model import JSON
 from ..read.tree import timestamp_ms
@@ -121,11 +122,11 @@ def parse_date(text: str | None, end: bool = False) -> int | None:
     """``--since``/``--until``: a day (``end``: its last millisecond) or an ISO timestamp."""
     if not text:
         return None
-    ms = timestamp_ms(text if "T" in text or len(text) != 10 else text + "T00:00:00Z")
+    ms = date_ms(text, end)
     if ms is None:
         msg = f"not a date: {text!r} (use YYYY-MM-DD or an ISO timestamp)"
         raise InputError(msg)
-    return ms + (86_400_000 - 1 if end and len(text) == 10 else 0)
+    return ms
 
 
 def _dedupe_pages(sessions: list[SiteSession]) -> None:
