@@ -5,22 +5,23 @@ are ``site``'s; searching ``search``'s; the figures ``report.usage``'s."""
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import PiexportError
 from ..export.gate import Gate
 from ..export.outputs import Printed
+from ..report.usage import BY
 from ..search.records import FIELDS
 from .errors import Interrupted, RunFailed, UsageProblem, failure
 from .options import (
     colour,
     format_option,
     highlight_option,
+    many_sessions,
     page_timeout_option,
     redact_options,
     search_fields_option,
@@ -31,10 +32,13 @@ from .options import (
 from .printing import (
     derive_for,
     emit,
+    open_in_browser,
     output_folder,
+    progress_bar,
     redaction_line,
     said,
     say,
+    terminal_width,
     usable_session_file,
 )
 
@@ -62,10 +66,9 @@ if TYPE_CHECKING:
     help="Worker processes (default: all cores).",
 )
 @click.option("--force", is_flag=True, help="Render every page again, changed or not.")
-@click.option("--project", metavar="PATTERN", help="Only projects whose cwd matches this glob.")
-@click.option("--since", metavar="DATE", help="Only sessions active on or after DATE.")
-@click.option("--until", metavar="DATE", help="Only sessions started on or before DATE.")
+@many_sessions()
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@click.option("--open", "open_site", is_flag=True, help="Open the site's index in a browser.")
 @search_fields_option(
     "What search indexes, comma-separated (default: all): "
     + ", ".join(FIELDS)
@@ -88,7 +91,9 @@ if TYPE_CHECKING:
 @selection_options(per_session=False)
 @strict_option
 @site_job
-def site_command(job: SiteJob, quiet: bool, strict: bool, watch: bool, poll: bool) -> None:
+def site_command(
+    job: SiteJob, quiet: bool, open_site: bool, strict: bool, watch: bool, poll: bool
+) -> None:
     """Archive every session under ROOT (default: pi's sessions folder) as a static site.
 
     Writes one page per session, an index per project and one over all projects, and
@@ -101,10 +106,10 @@ def site_command(job: SiteJob, quiet: bool, strict: bool, watch: bool, poll: boo
     _usable_root(job.root, job.redactor)
     output_folder(job.out)
     if watch:
-        _live(functools.partial(watch_site, job, quiet=quiet, poll=poll))
+        _live(functools.partial(watch_site, job, quiet=quiet, poll=poll, open_browser=open_site))
         return
     try:
-        built = job.build(progress=None if quiet else _progress_bar())
+        built = job.build(progress=None if quiet else progress_bar("rendering"))
     except PiexportError as exc:
         raise failure(exc) from exc
     except KeyboardInterrupt as exc:  # Ctrl+C: what is written is kept (and said)
@@ -114,28 +119,12 @@ def site_command(job: SiteJob, quiet: bool, strict: bool, watch: bool, poll: boo
     if built.nothing_found:
         say(f"piexport: {built.nothing_found}")
     redaction_line(job.redactor, built.redacted)
+    if open_site and (job.out / "index.html").is_file():
+        open_in_browser(job.out / "index.html")
     if built.failed or built.refused:  # each said above
         raise RunFailed()
     if strict and built.warnings:
         raise RunFailed(f"{len(built.warnings)} warning(s) and --strict")
-
-
-def _progress_bar() -> Callable[[int, int], None]:
-    """A progress bar on stderr as pages are made, when stderr is a terminal."""
-    bar: Any = None
-
-    def progress(done: int, total: int) -> None:
-        nonlocal bar
-        if not sys.stderr.isatty():
-            return
-        if bar is None:
-            bar = click.progressbar(length=total, label="rendering", file=sys.stderr)
-            bar.__enter__()
-        bar.update(1)
-        if done == total:
-            bar.__exit__(None, None, None)
-
-    return progress
 
 
 def _live(run: Callable[..., None]) -> None:
@@ -159,7 +148,13 @@ def _live(run: Callable[..., None]) -> None:
     default=None,
     help="Folder for the site (default: a cache folder per ROOT).",
 )
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="Port to listen on (0: any free one, said when serving starts).",
+)
 @click.option(
     "--host",
     default="127.0.0.1",
@@ -168,7 +163,7 @@ def _live(run: Callable[..., None]) -> None:
 )
 @click.option("--open", "open_browser", is_flag=True, help="Open the archive in a browser.")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None, help="Worker processes.")
-@click.option("--project", metavar="PATTERN", help="Only projects whose cwd matches this glob.")
+@many_sessions()
 @click.option("--poll", is_flag=True, help="Poll for changes (network drives give no events).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
 @highlight_option
@@ -181,6 +176,8 @@ def serve_command(
     open_browser: bool,
     jobs: int | None,
     project: str | None,
+    since: str | None,
+    until: str | None,
     poll: bool,
     quiet: bool,
     highlight_chars: int | None,
@@ -200,7 +197,9 @@ def serve_command(
     out = output_folder(out if out is not None else default_serve_folder(root))
     _usable_root(root, redactor)
     options = colour(RenderOptions(live=True), highlight_chars)
-    job = SiteJob(root, out, options, jobs, project=project, redactor=redactor)
+    job = SiteJob(
+        root, out, options, jobs, project=project, since=since, until=until, redactor=redactor
+    )
     _live(
         functools.partial(serve, job, host, port, quiet=quiet, poll=poll, open_browser=open_browser)
     )
@@ -281,52 +280,104 @@ def search_command(
 @click.argument("root", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--by",
-    type=click.Choice(["day", "week", "month", "project", "model", "session", "tool", "kind"]),
+    type=click.Choice(list(BY)),
     default="day",
     show_default=True,
-    help="One row per day, ISO week, month, project (cwd), provider/model, session, tool, or "
-    "kind of usage (turns, cache warming, summaries, a tool's own model work).",
+    help="One row per day, ISO week, month, 5-hour block (as ccusage counts them), project "
+    "(cwd), provider/model, session, tool, or kind of usage (turns, cache warming, "
+    "summaries, a tool's own model work).",
 )
-@click.option("--since", metavar="DATE", help="Only messages on or after this day (YYYY-MM-DD).")
-@click.option("--until", metavar="DATE", help="Only messages on or before this day (YYYY-MM-DD).")
-@click.option("--project", metavar="GLOB", help="Only projects whose cwd matches this glob.")
+@click.option(
+    "--breakdown",
+    is_flag=True,
+    help="With --by day, week, month or block: each row's models under it.",
+)
+@many_sessions(
+    since="Only messages on or after this day", until="Only messages on or before this day"
+)
 @click.option("--tz", "tz_name", metavar="ZONE", help="Days in this IANA zone (default: UTC).")
-@format_option("table", "json", "csv", help="An aligned table, or JSON/CSV for scripts.")
+@format_option("text", "json", "csv", help="An aligned table (also: table), or JSON/CSV.")
 @redact_options
 def usage_command(
     root: Path | None,
     by: str,
+    breakdown: bool,
+    project: str | None,
     since: str | None,
     until: str | None,
-    project: str | None,
     tz_name: str | None,
     fmt: str,
     redactor: Redactor | None = None,
 ) -> None:
     """Tokens, cost, messages and tool calls of every session, by period, project, model or tool."""
     from ..export.outputs import usage_output
-    from ..read.discover import default_sessions_root
     from ..report.usage import format_notes, usage_of
 
-    where = (root if root is not None else default_sessions_root()).expanduser()
-    _usable_root(where, redactor)
+    where = _root(root, redactor)
+    choice = {"since": since, "until": until, "project": project}
     try:
-        usage, problems = usage_of(
-            where, by, tz_name=tz_name, since=since, until=until, project=project
-        )
+        usage, problems = usage_of(where, by, tz_name=tz_name, breakdown=breakdown, **choice)
     except PiexportError as exc:
         raise failure(exc, said(str(exc), redactor)) from exc
-    emit(usage_output(usage, fmt, derive_for(redactor)), Gate(redactor), "usage")
-    if fmt == "table":
-        click.echo(format_notes(usage.by, usage.total.figures.known_estimate is not None))
-    for problem in problems:
-        say(said(problem, redactor))
+    width = terminal_width()
+    emit(usage_output(usage, fmt, derive_for(redactor), width), Gate(redactor), "usage")
+    if fmt == "text":
+        estimates = usage.total.figures.known_estimate is not None
+        click.echo(format_notes(usage.by, estimates, width, breakdown))
+    _read_problems(problems, redactor)
     if not usage.total.sessions and not problems:
         _nothing_found(where, redactor)
     if problems:
         raise RunFailed(
             f"{len(problems)} session file(s) could not be read; the figures leave them out"
         )
+
+
+@click.command("list")
+@click.argument("root", required=False, type=click.Path(path_type=Path))
+@many_sessions()
+@format_option("text", "json", help="A table for people (also: table), or JSON.")
+@redact_options
+def list_command(
+    root: Path | None,
+    project: str | None,
+    since: str | None,
+    until: str | None,
+    fmt: str,
+    redactor: Redactor | None = None,
+) -> None:
+    """List the sessions under ROOT (default: pi's sessions folder), oldest first: start,
+    id, size, cost, title and file. An id's first characters, or --latest, stand for a
+    FILE in the commands over one session."""
+    from ..export.outputs import listing_output
+    from ..report.listing import list_sessions
+
+    where = _root(root, redactor)
+    try:
+        listing = list_sessions(where, project=project, since=since, until=until)
+    except PiexportError as exc:
+        raise failure(exc, said(str(exc), redactor)) from exc
+    printed = listing_output(listing, fmt, derive_for(redactor), terminal_width())
+    emit(printed, Gate(redactor), "list")
+    _read_problems(listing.problems, redactor)
+    if not listing.rows and not listing.problems:
+        _nothing_found(where, redactor)
+    if listing.problems:
+        raise RunFailed(f"{len(listing.problems)} session file(s) could not be read")
+
+
+def _root(root: Path | None, redactor: Redactor | None) -> Path:
+    """ROOT, or pi's sessions folder: usable (see :func:`_usable_root`), ``~`` expanded."""
+    from ..read.discover import default_sessions_root
+
+    where = (root if root is not None else default_sessions_root()).expanduser()
+    _usable_root(where, redactor)
+    return where
+
+
+def _read_problems(problems: list[str], redactor: Redactor | None) -> None:
+    for problem in problems:
+        say(said(problem, redactor))
 
 
 def _usable_root(root: Path, redactor: Redactor | None) -> None:
@@ -351,4 +402,4 @@ def _nothing_found(root: Path, redactor: Redactor | None) -> None:
             say(said(f"piexport: {found.nothing_found()}", redactor))
 
 
-COMMANDS = (site_command, serve_command, search_command, usage_command)
+COMMANDS = (site_command, serve_command, search_command, usage_command, list_command)

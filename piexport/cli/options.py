@@ -7,11 +7,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
+from ..read.dates import DATE_HELP
 from ..read.selection import Selection
 from ..search.records import FIELDS
 
@@ -42,22 +44,129 @@ def _options_into(
     return decorate
 
 
-session_file = click.argument("file", type=click.Path(allow_dash=True))
-"""A session file (``-`` for stdin); a missing, unreadable or folder path is the loader's to
-say, in one line naming it (exit 2)."""
 strict_option = click.option("--strict", is_flag=True, help="Exit 1 when the file had warnings.")
 
 
+# ---- the vocabulary: formats, a session file, the sessions a command reads
+
+FORMAT_ALIASES = {"markdown": "md", "table": "text"}
+"""Other names of a format, accepted wherever it is (``md`` and ``markdown`` are one)."""
+
+
+class FormatChoice(click.Choice):  # type: ignore[type-arg]
+    """``--format``'s names: the canonical ones (``text``, ``md``, ``json``, ``csv``,
+    ``html``), and their other names (:data:`FORMAT_ALIASES`), in any case."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            value = FORMAT_ALIASES.get(value.lower(), value.lower())
+        return super().convert(value, param, ctx)
+
+
 def format_option(*choices: str, help: str | None = None) -> Callable[[F], F]:
-    """``--format`` as every command spells it: the first choice is the default."""
+    """``--format`` as every command spells it: the first choice is the default; ``md``
+    also answers to ``markdown``, ``text`` to ``table``."""
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(list(choices)),
+        type=FormatChoice(list(choices)),
         default=choices[0],
         show_default=True,
         help=help,
     )
+
+
+def today() -> date:
+    """The day relative dates count back from (UTC). Tests replace it: no test reads the
+    clock."""
+    return datetime.now(timezone.utc).date()
+
+
+class DateParam(click.ParamType):  # type: ignore[type-arg]
+    """A day as people write it (``read.dates``): relative ones are made ISO here, from
+    :func:`today`."""
+
+    name = "date"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from ..errors import InputError
+        from ..read.dates import resolve_day
+
+        if value is None or not isinstance(value, str):
+            return value
+        try:
+            return resolve_day(value, today())
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def project_option(help: str = "Only projects whose cwd (or folder) matches this glob.") -> Any:
+    return click.option("--project", metavar="GLOB", help=help)
+
+
+def since_option(help: str) -> Any:
+    return click.option("--since", metavar="DATE", type=DateParam(), help=f"{help} ({DATE_HELP}).")
+
+
+def until_option(help: str) -> Any:
+    return click.option("--until", metavar="DATE", type=DateParam(), help=f"{help} ({DATE_HELP}).")
+
+
+def many_sessions(
+    since: str = "Only sessions active on or after DATE",
+    until: str = "Only sessions started on or before DATE",
+) -> Callable[[F], F]:
+    """``--project``, ``--since`` and ``--until``: the sessions a command over a folder
+    reads (the command gets ``project``, ``since`` and ``until``, dates made ISO)."""
+
+    def decorate(f: F) -> F:
+        return cast(F, project_option()(since_option(since)(until_option(until)(f))))
+
+    return decorate
+
+
+def session_argument(*after: str) -> Callable[[F], F]:
+    """FILE (a path, ``-`` for stdin, or the start of a session id, as pi's ``--session``
+    takes it), then the arguments ``after`` names, and ``--latest`` (the session pi wrote to
+    last, as pi's ``--continue``). It goes below ``redact_options``: the command gets
+    ``file``, a path, and an error naming a file is redacted as the command's output is."""
+
+    def decorate(f: F) -> F:
+        @functools.wraps(f)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            latest = kwargs.pop("latest")
+            values = [kwargs.pop("file"), *(kwargs.pop(name) for name in after)]
+            if latest and values[-1] is None:  # FILE left out: the others come first
+                values = [None, *values[:-1]]
+            elif latest and values[0] is not None:
+                raise click.UsageError("give FILE or --latest, not both")
+            names = ["FILE", *(n.upper() for n in after)]
+            for name, value in zip(names, values, strict=True):
+                if value is None and not (latest and name == "FILE"):
+                    raise click.UsageError(f"Missing argument '{name}'.")
+            from .printing import session_path
+
+            kwargs["file"] = session_path(values[0], kwargs.get("redactor"))
+            kwargs.update(zip(after, values[1:], strict=True))
+            return f(*args, **kwargs)
+
+        wrapped: Any = click.option(
+            "--latest",
+            is_flag=True,
+            help="Instead of FILE: the session pi wrote to last (this folder's project's, "
+            "else any), as pi's --continue.",
+        )(command)
+        for name in reversed(after):
+            wrapped = click.argument(name, metavar=name.upper(), required=False)(wrapped)
+        wrapped = click.argument("file", required=False, type=click.Path(allow_dash=True))(wrapped)
+        return cast(F, wrapped)
+
+    return decorate
+
+
+session_file = session_argument()
+"""FILE or --latest (see :func:`session_argument`); a missing, unreadable or folder path is
+the loader's to say, in one line naming it (exit 2)."""
 
 
 highlight_option = click.option(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -30,6 +30,41 @@ def say(line: str) -> None:
     click.echo(line, err=True)
 
 
+def terminal_width() -> int:
+    """The width tables are made for: ``COLUMNS`` when set, else the terminal's, else 80
+    (a pipe)."""
+    import shutil
+
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def progress_bar(label: str) -> Callable[[int, int], None]:
+    """A progress bar on stderr as counted work is done (``progress(done, total)``), when
+    stderr is a terminal; nothing in a pipe or a CI log. Only what is shown of the work
+    depends on time (the bar's ETA), never the work."""
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if not sys.stderr.isatty():
+            return
+        if bar is None:
+            bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+        if done >= total:
+            bar.__exit__(None, None, None)
+
+    return progress
+
+
+def open_in_browser(page: Path) -> None:
+    """Open a written page in the user's browser, as ``serve --open`` does."""
+    import webbrowser
+
+    webbrowser.open(page.resolve().as_uri())
+
+
 def said(text: str, redactor: Redactor | None) -> str:
     """A message as the command prints it: one line for a terminal, redacted when asked."""
     shown = terminal_safe(text)
@@ -39,6 +74,27 @@ def said(text: str, redactor: Redactor | None) -> str:
 def source(path: str) -> tuple[Path | IO[bytes], str | None]:
     """The file a command reads (``-``: stdin) and the name it goes by."""
     return (sys.stdin.buffer, "<stdin>") if path == "-" else (Path(path), None)
+
+
+def session_path(arg: str | None, redactor: Redactor | None) -> str:
+    """The file a command over one session reads: ``arg`` as given when it is a path (or
+    ``-``), else the session in pi's sessions folder whose id starts with it; None: the
+    latest session (``--latest``). None found, or several: one line naming them (exit 2)."""
+    import os
+
+    from ..read.discover import default_sessions_root
+    from ..read.lookup import by_id, latest, looks_like_path
+
+    if arg is not None and (looks_like_path(arg) or Path(arg).exists()):
+        return arg
+    root, here = default_sessions_root(), os.getcwd()
+    try:
+        found = latest(root, here) if arg is None else by_id(root, arg, here)
+    except PiexportError as exc:
+        raise failure(exc, said(str(exc), redactor)) from exc
+    if arg is None:
+        say(said(f"piexport: the latest session: {found}", redactor))
+    return str(found)
 
 
 def usable_session_file(path: Path, redactor: Redactor | None) -> None:

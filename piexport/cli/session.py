@@ -23,6 +23,7 @@ from .options import (
     page_timeout_option,
     redact_options,
     selection_options,
+    session_argument,
     session_file,
     strict_option,
 )
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 
 
 @click.command("render")
-@session_file
 @click.option(
     "-o",
     "--output",
@@ -71,6 +71,7 @@ if TYPE_CHECKING:
 @redact_options
 @selection_options(per_session=True)
 @strict_option
+@session_file
 def render_command(
     file: str,
     out: Path | None,
@@ -122,8 +123,7 @@ def render_command(
 
 
 @click.command("summary")
-@session_file
-@format_option("markdown", "json", help="Markdown for a CI job page, or the stable JSON figures.")
+@format_option("md", "json", help="Markdown for a CI job page, or the stable JSON figures.")
 @click.option("--leaf", "leaf_id", metavar="ID", help="Summarise the path to this leaf.")
 @click.option("--link", metavar="URL", help="Link to the HTML page, shown in the Markdown.")
 @click.option(
@@ -135,6 +135,7 @@ def render_command(
 )
 @redact_options
 @strict_option
+@session_file
 def summary_command(
     file: str,
     fmt: str,
@@ -155,12 +156,13 @@ def summary_command(
 
 
 @click.command("context")
-@session_file
 @click.option("--leaf", "leaf_id", metavar="ID", help="Build the context for this leaf.")
+@format_option("json", help="JSON (the only format: accepted for the shared vocabulary).")
 @redact_options
 @strict_option
+@session_file
 def context_command(
-    file: str, leaf_id: str | None, redactor: Redactor | None, strict: bool
+    file: str, leaf_id: str | None, fmt: str, redactor: Redactor | None, strict: bool
 ) -> None:
     """Print what the model saw (pi's buildSessionContext) as JSON."""
     from ..export.outputs import context_output
@@ -169,16 +171,19 @@ def context_command(
 
 
 @click.command("tree")
-@session_file
 @click.option(
     "--ids/--no-ids",
     default=None,
     help="Show each entry's id (default: when the terminal is at least 100 columns wide, "
     "or output is not a terminal).",
 )
+@format_option("text", "json", help="The tree as pi shows it, or its structure as JSON.")
 @redact_options
 @strict_option
-def tree_command(file: str, ids: bool | None, redactor: Redactor | None, strict: bool) -> None:
+@session_file
+def tree_command(
+    file: str, ids: bool | None, fmt: str, redactor: Redactor | None, strict: bool
+) -> None:
     """Print the entry tree the way pi's /tree shows it (• marks the current path); on a
     terminal, lines are cut to its width."""
     import shutil
@@ -186,27 +191,34 @@ def tree_command(file: str, ids: bool | None, redactor: Redactor | None, strict:
     from ..export.outputs import tree_output
 
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
-    print_session(file, redactor, strict, "tree", lambda s: tree_output(s, ids, width))
+    make = functools.partial(tree_output, ids=ids, width=width, fmt=fmt)
+    print_session(file, redactor, strict, "tree", make)
 
 
 @click.command("info")
-@session_file
-@click.option("--json", "as_json", is_flag=True, help="Print the facts as JSON.")
+@format_option("text", "json", help="Lines for people, or the facts as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Deprecated: --format json.")
 @redact_options
 @strict_option
-def info_command(file: str, as_json: bool, redactor: Redactor | None, strict: bool) -> None:
+@session_file
+def info_command(
+    file: str, fmt: str, as_json: bool, redactor: Redactor | None, strict: bool
+) -> None:
     """Print the header, name, counts by entry type and role, leaves, labels and problems."""
     from ..export.outputs import info_output
 
-    make = functools.partial(info_output, as_json=as_json)
-    print_session(file, redactor, strict, "info", make, quiet=not as_json)
+    if as_json:
+        say("piexport: info --json is deprecated and goes in a later release; use --format json")
+        fmt = "json"
+    make = functools.partial(info_output, as_json=fmt == "json")
+    print_session(file, redactor, strict, "info", make, quiet=fmt != "json")
 
 
 @click.command("branches")
-@session_file
 @format_option("text", "json", help="A block per leaf, or the stable JSON.")
 @redact_options
 @strict_option
+@session_file
 def branches_command(file: str, fmt: str, redactor: Redactor | None, strict: bool) -> None:
     """Print every branch (leaf) with its figures from where it forks off the current one."""
     from ..export.outputs import branches_output
@@ -215,12 +227,10 @@ def branches_command(file: str, fmt: str, redactor: Redactor | None, strict: boo
 
 
 @click.command("compare")
-@session_file
-@click.argument("leaf_a", metavar="LEAF_A")
-@click.argument("leaf_b", metavar="LEAF_B")
 @format_option("md", "json", help="Markdown for a pull request or CI report, or the stable JSON.")
 @redact_options
 @strict_option
+@session_argument("leaf_a", "leaf_b")
 def compare_command(
     file: str, leaf_a: str, leaf_b: str, fmt: str, redactor: Redactor | None, strict: bool
 ) -> None:
@@ -237,10 +247,10 @@ def compare_command(
 
 
 @click.command("files")
-@session_file
 @format_option("text", "json", help="A list for people, or JSON with every change.")
 @redact_options
 @strict_option
+@session_file
 def files_command(file: str, fmt: str, redactor: Redactor | None, strict: bool) -> None:
     """Every file the session read, edited or wrote, on every branch (current one first)."""
     from ..export.outputs import files_output

@@ -91,8 +91,13 @@ def watch(
                 import webbrowser
 
                 webbrowser.open(server.url())
-        elif not quiet:
-            say(f"watching {job.root} (Ctrl+C stops)")
+        else:
+            if open_browser:  # site --watch --open: the index, from the folder
+                import webbrowser
+
+                webbrowser.open((job.out / "index.html").resolve().as_uri())
+            if not quiet:
+                say(f"watching {job.root} (Ctrl+C stops)")
 
     def on_error(exc: Exception) -> None:  # a later build's: the watch goes on
         say(terminal_safe(f"build failed: {exc}"))

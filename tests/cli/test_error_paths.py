@@ -32,10 +32,11 @@ ARGS = {
     "site": ["site", "{input}", "-o", "{out}/site"],
     "serve": ["serve", "{input}", "-o", "{out}/site", "--port", "0"],
     "usage": ["usage", "{input}"],
+    "list": ["list", "{input}"],
     "search": ["search", "anything", "{input}"],
 }
 """How each command that reads an input is given one (``shares`` reads none)."""
-FOLDER_ROOTS = {"site", "serve", "usage", "search"}
+FOLDER_ROOTS = {"site", "serve", "usage", "list", "search"}
 """Commands whose input may be a folder (of sessions)."""
 
 
