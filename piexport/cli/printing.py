@@ -38,15 +38,15 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((80, 24)).columns
 
 
-def progress_bar(label: str) -> Callable[[int, int], None]:
+def progress_bar(label: str, at_least: int = 0) -> Callable[[int, int], None]:
     """A progress bar on stderr as counted work is done (``progress(done, total)``), when
-    stderr is a terminal; nothing in a pipe or a CI log. Only what is shown of the work
-    depends on time (the bar's ETA), never the work."""
+    stderr is a terminal and there are at least ``at_least`` parts of work; nothing in a
+    pipe or a CI log. Only what the bar shows depends on time (its ETA), never the work."""
     bar: Any = None
 
     def progress(done: int, total: int) -> None:
         nonlocal bar
-        if not sys.stderr.isatty():
+        if total < at_least or not sys.stderr.isatty():
             return
         if bar is None:
             bar = click.progressbar(length=total, label=label, file=sys.stderr)

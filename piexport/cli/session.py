@@ -29,9 +29,11 @@ from .options import (
 )
 from .printing import (
     load,
+    open_in_browser,
     output_file,
     print_session,
     print_shown,
+    progress_bar,
     redaction_line,
     report,
     said,
@@ -89,37 +91,39 @@ def render_command(
     To share a page safely, add --redact and choose what it shows (--branch current,
     --no-thinking, --no-tool-output, --no-images, --only-context); the page says which."""
     from ..export.outputs import export_output
+    from ..page.parallel import MIN_GROUPS
     from ..page.render import RenderOptions
 
-    default = ("session" if file == "-" else Path(file).stem) + "." + fmt
-    out = Path(default) if out is None else out
-    to_file = str(out) != "-"
-    if to_file:  # a folder: the page goes in it; a path under a file: one line, exit 2
-        out = output_file(out, default)
-    # pages written side by side: a fork links to its parent's page by file name
-    options = colour(RenderOptions(link_parent_by_name=True, workers=jobs or 0), highlight_chars)
+    target = _render_target(file, out, fmt)
+    # pages written side by side: a fork links to its parent's page by file name; a page
+    # big enough for worker processes shows its progress on a terminal
+    bar = progress_bar("rendering", at_least=MIN_GROUPS)
+    options = RenderOptions(link_parent_by_name=True, workers=jobs or 0, progress=bar)
     stream, name = source(file)
+    export = functools.partial(
+        export_output, name=name, redactor=redactor, selection=selection, seconds=page_timeout
+    )
     try:
-        result = export_output(
-            stream,
-            out if to_file else None,
-            fmt,
-            options,
-            name=name,
-            redactor=redactor,
-            selection=selection,
-            seconds=page_timeout,
-        )
+        result = export(stream, target, fmt, colour(options, highlight_chars))
     except PiexportError as exc:
         raise failure(exc, said(str(exc), redactor)) from exc
     if result.text is not None:
         sys.stdout.write(result.text)
     redaction_line(redactor, result.redacted)
-    if to_file:
-        say(f"wrote {out}")
-    if open_page and to_file:
-        click.launch(str(out.resolve()))
+    if target is not None:
+        say(f"wrote {target}")
+        if open_page:
+            open_in_browser(target)
     report(result.session, strict)
+
+
+def _render_target(file: str, out: Path | None, fmt: str) -> Path | None:
+    """The file ``render`` writes (None: stdout, ``-o -``): ``-o`` as given, or the page
+    inside it when it is a folder, else the session's name with the format's extension,
+    here. A path under a file is one line, exit 2."""
+    default = ("session" if file == "-" else Path(file).stem) + "." + fmt
+    out = Path(default) if out is None else out
+    return None if str(out) == "-" else output_file(out, default)
 
 
 @click.command("summary")

@@ -81,6 +81,9 @@ class RenderOptions:
     workers: int = field(default=0, repr=False, compare=False)
     """Processes that render a big page together once its highlighting is spent (0: one
     per core; a site, which renders pages side by side, uses 1). The page is the same."""
+    progress: Callable[[int, int], None] | None = field(default=None, repr=False, compare=False)
+    """Told ``(groups done, groups)`` as the transcript is rendered (``render`` shows a bar
+    on a terminal). The page is the same."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,9 +273,34 @@ def _transcript(
     workers = options.workers or default_workers()
     if len(groups) >= MIN_GROUPS:  # a small page is not worth starting processes for
         prefetch(view, options.highlight_chars, workers)
-    return render_groups(
+    rendered = render_groups(
         groups, lambda group: part.render(events=group, **variables), budgets, workers
     )
+    if options.progress is None:
+        return rendered
+    return _Counted(rendered, len(groups), options.progress)
+
+
+class _Counted(Generator[str, None, None]):
+    """The transcript's groups as ``render_groups`` gives them, each counted to
+    ``progress`` as it comes; closing it closes them (their worker processes end)."""
+
+    def __init__(
+        self, inner: Generator[str, None, None], total: int, progress: Callable[[int, int], None]
+    ) -> None:
+        self._inner, self._total, self._progress, self._done = inner, total, progress, 0
+
+    def send(self, value: None) -> str:
+        html = self._inner.send(value)
+        self._done += 1
+        self._progress(self._done, self._total)
+        return html
+
+    def throw(self, *args: Any) -> str:
+        return self._inner.throw(*args)
+
+    def close(self) -> None:
+        self._inner.close()
 
 
 def _chunks(rendered: Iterator[str], options: RenderOptions) -> Iterator[Chunk]:
