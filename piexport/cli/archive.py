@@ -44,6 +44,8 @@ from .printing import (
 
 if TYPE_CHECKING:
     from ..redact.engine import Redactor
+    from ..search.local import Found
+    from ..search.query import Query
     from ..site.job import SiteJob
 
 
@@ -222,6 +224,10 @@ def serve_command(
     show_default=True,
     help="At most this many matches (0: all).",
 )
+@many_sessions(
+    since="Only entries on or after this day (after: in the query)",
+    until="Only entries on or before this day (before: the day after)",
+)
 @search_fields_option("What to search in a sessions folder (as for site).")
 @redact_options
 def search_command(
@@ -230,50 +236,60 @@ def search_command(
     site: Path | None,
     fmt: str,
     limit: int,
+    project: str | None,
+    since: str | None,
+    until: str | None,
     search_fields: frozenset[str] | None,
     redactor: Redactor | None = None,
 ) -> None:
     """Search sessions with the search page's query language; print path:line: id: snippet.
 
     ROOT is a sessions folder (default: pi's). Words, "a phrase", -word, and filters
-    project:, model:, role:, tool:, label:, after:DATE, before:DATE, is:error. Exit 1 when
-    nothing matches.
+    project:, model:, role:, tool:, label:, after:DATE, before:DATE, is:error (--project
+    takes part of a path: the project: filter). Exit 1 when nothing matches.
     """
     from ..read.discover import default_sessions_root
     from ..search.local import find
-    from ..search.query import parse
+    from ..search.query import choose, parse
 
     q = parse(query)
     for problem in q.errors:
         say(f"piexport: {problem}")
-    if q.empty:
-        raise UsageProblem("nothing to search for: give words or filters")
     folder = root if root is not None else default_sessions_root()
     if site is None:
         _usable_root(folder, redactor)
     try:
+        choose(q, project, since, until)
+        if q.empty:
+            raise UsageProblem("nothing to search for: give words or filters")
         found = find(
             q, root=folder, site=site, limit=limit, fields=search_fields, redactor=redactor
         )
     except PiexportError as exc:
         raise failure(exc) from exc
+    _print_found(found, q, fmt, redactor)
+    if not found.hits:
+        if site is None:
+            _nothing_found(folder.expanduser(), redactor)
+        say("piexport: no matches")
+        raise RunFailed()
+
+
+def _print_found(found: Found, q: Query, fmt: str, redactor: Redactor | None) -> None:
+    """Search results as lines for people or JSON, through the gate; the files that could
+    not be read on stderr."""
     for problem in found.problems:
         say(said(f"piexport: {problem}", redactor))
     derive = derive_for(redactor)
     if fmt == "json":
         shown = found.as_json(q, derive if redactor is not None else None)
         emit(Printed.json(shown), Gate(redactor), "search")
-    else:
-        if not found.complete and found.hits:
-            say("piexport: no entry has every word; entries with some of them:")
-        lines = found.lines(q, lambda s: click.style(s, bold=True), derive)
-        if lines:
-            emit(Printed("\n".join(lines), "lines"), Gate(redactor), "search")
-    if not found.hits:
-        if site is None:
-            _nothing_found(folder.expanduser(), redactor)
-        say("piexport: no matches")
-        raise RunFailed()
+        return
+    if not found.complete and found.hits:
+        say("piexport: no entry has every word; entries with some of them:")
+    lines = found.lines(q, lambda s: click.style(s, bold=True), derive)
+    if lines:
+        emit(Printed("\n".join(lines), "lines"), Gate(redactor), "search")
 
 
 @click.command("usage")

@@ -59,7 +59,9 @@ class FormatChoice(click.Choice):  # type: ignore[type-arg]
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
-            value = FORMAT_ALIASES.get(value.lower(), value.lower())
+            value = value.lower()
+            if value not in self.choices:
+                value = FORMAT_ALIASES.get(value, value)
         return super().convert(value, param, ctx)
 
 

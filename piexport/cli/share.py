@@ -3,6 +3,7 @@ and ``shares`` (the share log). Rendering, the gate, gh and the log are ``share`
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +27,7 @@ from .printing import redaction_line, report, say, usable_session_file
 if TYPE_CHECKING:
     from ..redact.engine import Redactor
     from ..share.log import ShareLog
+    from ..share.publish import ShareResult
 
 
 def _interactive() -> bool:
@@ -84,27 +86,31 @@ def share_command(
             raise click.UsageError("give FILE to share, or --revoke/--revoke-session, not both")
         _revoke(log, revoke_ids, revoke_session)
         return
+    file = _usable(file, viewer, redactor)
+    if redactor is None:
+        _unredacted()
+    publish = functools.partial(share, description=description, viewer=viewer)
+    try:
+        result = publish(file, log, redactor=redactor, selection=selection, seconds=page_timeout)
+    except PiexportError as exc:
+        raise failure(exc) from exc
+    redaction_line(redactor, result.record.secrets)
+    _said(result, log)
+
+
+def _usable(file: Path | None, viewer: str | None, redactor: Redactor | None) -> Path:
+    """FILE given and a session, and a --viewer URL with a place for the gist id."""
     if file is None:
         raise click.UsageError("missing FILE (or --revoke ID / --revoke-session FILE)")
     if viewer is not None and "{id}" not in viewer:
         raise click.UsageError(f"--viewer {viewer!r}: the URL needs {{id}} for the gist id")
     usable_session_file(file, redactor)
-    if redactor is None:
-        _unredacted()
-    try:
-        result = share(
-            file,
-            log,
-            redactor=redactor,
-            selection=selection,
-            description=description,
-            viewer=viewer,
-            seconds=page_timeout,
-        )
-    except PiexportError as exc:
-        raise failure(exc) from exc
+    return file
+
+
+def _said(result: ShareResult, log: ShareLog) -> None:
+    """The share's URL (and viewer link) on stdout; where it is recorded, on stderr."""
     record = result.record
-    redaction_line(redactor, record.secrets)
     click.echo(terminal_safe(record.url))
     if record.viewer_url:
         click.echo(terminal_safe(record.viewer_url))
@@ -142,7 +148,7 @@ def _revoke(log: ShareLog, ids: tuple[str, ...], session: Path | None) -> None:
 
 
 @click.command("shares")
-@format_option("table", "json", help="A table, or every record as JSON.")
+@format_option("text", "json", help="A table (also: table), or every record as JSON.")
 def shares_command(fmt: str) -> None:
     """List the pages `piexport share` uploaded, oldest first, and which were revoked."""
     from ..share.log import ShareLog, shares_table

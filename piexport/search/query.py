@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 
+from ..errors import InputError
 from ..text.fold import fold, fold_map
 from ..text.textsafe import HIDDEN, SELECTORS, plain_controls, selector_is_shown
 from .tokens import MAX_WORD, folded_terms, run_terms, runs
@@ -104,6 +105,27 @@ def day_ms(text: str) -> int | None:
     except ValueError:
         return None
     return int(d.timestamp() * 1000)
+
+
+def choose(q: Query, project: str | None, since: str | None, until: str | None) -> None:
+    """Add ``--project``, ``--since`` and ``--until`` to ``q`` as the filters they are:
+    ``project:`` (a glob's part between its leading and trailing ``*``: the filter matches
+    part of the path), ``after:`` the day of ``since``, ``before:`` the day after
+    ``until``. ``InputError`` for a glob with a wildcard inside it."""
+    from datetime import date, timedelta
+
+    if project:
+        part = project.strip("*")
+        if any(c in part for c in "*?["):
+            msg = f"search --project takes part of a path (wildcards only at its ends): {project!r}"
+            raise InputError(msg)
+        if part:
+            q.filters.setdefault("project", []).append(fold(part))
+    if since:
+        q.filters.setdefault("after", []).append(since[:10])
+    if until:
+        after = date.fromisoformat(until[:10]) + timedelta(days=1)
+        q.filters.setdefault("before", []).append(after.isoformat())
 
 
 def _cut(text: str, q: Query) -> str:

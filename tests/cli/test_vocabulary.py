@@ -278,3 +278,23 @@ def test_list_is_redacted_as_the_other_outputs(tmp_path: Path) -> None:
         assert secret not in result.output and "[REDACTED:" in result.stdout
     plain = run("list", str(tmp_path), "--format", "json")
     assert secret in plain.stdout  # the same output, not redacted: the test can fail
+
+
+def test_search_takes_the_selection_as_filters() -> None:
+    def matches(*args: str) -> list[dict[str, Any]]:
+        result = run("search", "the", str(SAMPLES), "--format", "json", "--limit", "0", *args)
+        assert result.exit_code == 0, result.output
+        return list(json.loads(result.stdout)["matches"])
+
+    every = matches()
+    shop = matches("--project", "*/shop")
+    assert shop and all("--home-alice-src-shop--" in m["path"] for m in shop)
+    assert len(shop) < len(every)
+    day = 1747785600000  # 2025-05-21T00:00:00Z
+    late = matches("--since", "2025-05-21")
+    assert late and all(m["time"] >= day for m in late)
+    assert len(late) < len(every)
+    early = run("search", "the", str(SAMPLES), "--until", "2024-11-01")
+    assert early.exit_code == 1 and "no matches" in early.stderr
+    glob = run("search", "the", str(SAMPLES), "--project", "a*b")
+    assert glob.exit_code == 2 and "wildcards" in glob.stderr
