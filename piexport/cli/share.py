@@ -22,7 +22,7 @@ from .options import (
     redact_options,
     selection_options,
 )
-from .printing import redaction_line, report, say, usable_session_file
+from .printing import redaction_line, report, say, session_path, usable_session_file
 
 if TYPE_CHECKING:
     from ..redact.engine import Redactor
@@ -104,8 +104,9 @@ def _usable(file: Path | None, viewer: str | None, redactor: Redactor | None) ->
         raise click.UsageError("missing FILE (or --revoke ID / --revoke-session FILE)")
     if viewer is not None and "{id}" not in viewer:
         raise click.UsageError(f"--viewer {viewer!r}: the URL needs {{id}} for the gist id")
-    usable_session_file(file, redactor)
-    return file
+    found = Path(session_path(str(file), redactor))  # a path, or the start of an id
+    usable_session_file(found, redactor)
+    return found
 
 
 def _said(result: ShareResult, log: ShareLog) -> None:

@@ -56,6 +56,53 @@ def test_wheel_contains_templates_and_static(wheel: Path) -> None:
     assert "License-Expression: MIT" in metadata
 
 
+def test_the_wheel_says_where_piexport_lives_and_what_it_is(wheel: Path) -> None:
+    """Project-URLs, classifiers, an author and keywords; the README as its description with
+    every image and link to a file of the repository made absolute (an index page has no
+    repository around it), the README in the checkout unchanged."""
+    metadata = zipfile.ZipFile(wheel).read(f"piexport-{__version__}.dist-info/METADATA").decode()
+    head, description = metadata.split("\n\n", 1)
+    urls = dict(
+        line.removeprefix("Project-URL: ").split(", ", 1)
+        for line in head.splitlines()
+        if line.startswith("Project-URL: ")
+    )
+    assert {"Homepage", "Repository", "Issues", "Changelog"} <= set(urls)
+    assert all(u.startswith("https://") for u in urls.values())
+    classifiers = [line for line in head.splitlines() if line.startswith("Classifier: ")]
+    assert "Classifier: Programming Language :: Python :: 3" in classifiers
+    assert "Classifier: Environment :: Console" in classifiers
+    assert "\nAuthor: " in head and "\nKeywords: " in head
+    assert "Description-Content-Type: text/markdown" in head
+    targets = re.findall(r"\]\(([^()\s]+)\)", description)
+    assert targets and all(t.startswith(("https://", "http://", "mailto:", "#")) for t in targets)
+    images = re.findall(r"!\[[^\]]*\]\(([^()\s]+)\)", description)
+    raw = urls["Repository"].replace("https://github.com/", "https://raw.githubusercontent.com/")
+    assert images and all(i.startswith(raw + "/main/docs/") for i in images)
+    for image in images:  # each names a file that is in the repository
+        assert (REPO / image.removeprefix(raw + "/main/")).is_file()
+    assert "](docs/screenshot-light-desktop.png)" in (REPO / "README.md").read_text("utf-8")
+
+
+def test_relative_links_are_made_absolute_and_others_kept() -> None:
+    sys.path.insert(0, str(REPO))
+    try:
+        from hatch_readme import absolute
+    finally:
+        sys.path.remove(str(REPO))
+    base = "https://github.com/o/p"
+    text = (
+        "![alt [x]](docs/a.png) [doc](docs/format.md) [log](./CHANGELOG.md) "
+        "[web](https://example.com/x) [top](#usage) [mail](mailto:a@b.c) `[code](not/a/link)`"
+    )
+    got = absolute(text, base)
+    assert "![alt [x]](https://raw.githubusercontent.com/o/p/main/docs/a.png)" in got
+    assert "[doc](https://github.com/o/p/blob/main/docs/format.md)" in got
+    assert "[log](https://github.com/o/p/blob/main/CHANGELOG.md)" in got
+    for kept in ("(https://example.com/x)", "(#usage)", "(mailto:a@b.c)"):
+        assert kept in got
+
+
 def test_the_wheel_installs_and_renders_in_a_fresh_venv(wheel: Path, tmp_path: Path) -> None:
     """No checkout on the path: templates and static files come from inside the wheel, and
     the dependencies from the package index."""
