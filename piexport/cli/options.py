@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -81,7 +81,7 @@ def format_option(*choices: str, help: str | None = None) -> Callable[[F], F]:
 def today() -> date:
     """The day relative dates count back from (UTC). Tests replace it: no test reads the
     clock."""
-    return datetime.now(timezone.utc).date()
+    return datetime.now(UTC).date()
 
 
 class DateParam(click.ParamType):  # type: ignore[type-arg]

@@ -228,7 +228,7 @@ class Row:
 def local_day_time(ms: int | None, tz: tzinfo | None = None) -> str:
     """``2025-03-03 08:41`` (UTC, or in ``tz``), or ``(no date)`` (for a time no calendar
     holds too)."""
-    if tz is None or tz is timezone.utc:
+    if tz is None or tz is UTC:
         return utc_text(ms, "%Y-%m-%d %H:%M") or NO_DATE
     if not chartable(ms):
         return NO_DATE
