@@ -60,8 +60,8 @@ class FormatChoice(click.Choice):  # type: ignore[type-arg]
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
             value = value.lower()
-            if value not in self.choices:
-                value = FORMAT_ALIASES.get(value, value)
+            if value not in self.choices and FORMAT_ALIASES.get(value) in self.choices:
+                value = FORMAT_ALIASES[value]
         return super().convert(value, param, ctx)
 
 

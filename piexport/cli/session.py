@@ -91,13 +91,12 @@ def render_command(
     To share a page safely, add --redact and choose what it shows (--branch current,
     --no-thinking, --no-tool-output, --no-images, --only-context); the page says which."""
     from ..export.outputs import export_output
-    from ..page.parallel import MIN_GROUPS
     from ..page.render import RenderOptions
 
     target = _render_target(file, out, fmt)
-    # pages written side by side: a fork links to its parent's page by file name; a page
-    # big enough for worker processes shows its progress on a terminal
-    bar = progress_bar("rendering", at_least=MIN_GROUPS)
+    # pages written side by side: a fork links to its parent's page by file name; the
+    # transcript's groups of entries, counted as they are rendered, on a terminal
+    bar = progress_bar("rendering")
     options = RenderOptions(link_parent_by_name=True, workers=jobs or 0, progress=bar)
     stream, name = source(file)
     export = functools.partial(
