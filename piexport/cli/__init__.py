@@ -38,13 +38,14 @@ def cli(ctx: click.Context) -> None:
     """Turn pi coding-agent session files into self-contained HTML you can share and keep."""
     if ctx.invoked_subcommand is None:
         from ..read.discover import default_sessions_root, discover
+        from ..report.branches import plural
 
         click.echo(ctx.get_help())
         root = default_sessions_root()
         count = len(discover(root)) if root.is_dir() else 0
         if count:
             click.echo(
-                f"\nFound {count} pi sessions in {root}.\n"
+                f"\nFound {plural(count, 'pi session')} in {root}.\n"
                 f"Run `piexport site` to archive them all into ./piexport-site/."
             )
 

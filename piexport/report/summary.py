@@ -15,7 +15,6 @@ from ..read.model import JSON, Session, content_text
 from ..read.tree import timestamp_ms
 from ..text.cut import Derive
 from ..text.mdsafe import code_fence, inline_text
-from .branches import duration as written_duration
 from .paths import shown_path
 from .stats import Figures, active_ms, compute_figures, file_figures
 
@@ -151,6 +150,8 @@ def _cost_cell(fig: Figures) -> str:
 
 def summary_markdown(session: Session, leaf_id: str | None = None, link: str | None = None) -> str:
     """A short report for a CI job page: asked, outcome, figures, files modified, link."""
+    from .branches import duration as written_duration  # as the pages write it
+
     entries = session.path_entries(leaf_id)
     fig: Figures = compute_figures(entries, estimate=True)
     data = summary_json(session, leaf_id)

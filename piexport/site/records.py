@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from ..read.lineage import Link
 from ..read.model import JSON
-from ..report.branches import plural
 
 if TYPE_CHECKING:  # the page layer loads in the workers, not to list a folder
     from ..page.render import RenderOptions, SiteNav
@@ -141,6 +140,8 @@ class SiteReport:
     """No session file under the root: where the walk looked (one line)."""
 
     def summary_line(self) -> str:
+        from ..report.branches import plural
+
         outside = f", {self.outside} outside the selection kept" if self.outside else ""
         refused = f", {len(self.refused)} refused by the redaction gate" if self.refused else ""
         return (

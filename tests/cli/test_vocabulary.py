@@ -298,3 +298,10 @@ def test_search_takes_the_selection_as_filters() -> None:
     assert early.exit_code == 1 and "no matches" in early.stderr
     glob = run("search", "the", str(SAMPLES), "--project", "a*b")
     assert glob.exit_code == 2 and "wildcards" in glob.stderr
+
+
+def test_usage_offers_every_grouping_the_report_has() -> None:
+    from piexport.cli.archive import USAGE_BY
+    from piexport.report.usage import BY
+
+    assert USAGE_BY == BY
