@@ -9,7 +9,7 @@ hashes.
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath, PureWindowsPath
