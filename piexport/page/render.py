@@ -39,6 +39,7 @@ from .jinja_globals import GLOBALS
 from .parallel import MIN_GROUPS, PageBudgets, render_groups
 from .prefetch import prefetch
 from .scripts import TEMPLATES, page_script
+from .timeline import timeline_view
 from .view import SessionView, build_view, dom_ids
 
 MAX_PAGE_TEXT_CHARS = 200_000_000
@@ -258,6 +259,7 @@ def _session_panels(view: SessionView) -> dict[str, Any]:
     (issue 16), and the session's span (issue 28)."""
     return {
         "context_chart": context_chart(view),
+        "timeline": timeline_view(view),
         "files": files_touched(view.session),
         "span": session_span(view.session, view.file_figures),
     }
