@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
@@ -19,6 +19,7 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup
 
+from ..read.figures import utc_text
 from ..read.jsonutil import dumps
 from ..read.model import JSON, Session
 from ..report.files import files_touched
@@ -332,7 +333,7 @@ def _session_page(
         yield from _page_parts(
             "session.html.j2",
             live=options.live,
-            nav=nav,
+            nav=_dated_trail(nav, variables["span"].start),
             chunks=_chunks(rendered, options),
             nav_lazy=len(view.outline) > options.nav_rows,
             sharing=list(sharing),
@@ -344,6 +345,20 @@ def _session_page(
         # left to the garbage collector, forked workers outlive the page, holding copies
         # of the parent's pipes
         rendered.close()
+
+
+def _dated_trail(nav: SiteNav | None, start: int | None) -> SiteNav | None:
+    """The trail's last crumb (this session) dated as the header's "Started" is: from the
+    entries (``session_span``), not from the file's header, which a copy writes after
+    every entry and a fork after the history it copied (issue 38, item 8)."""
+    if nav is None or not nav.trail or nav.trail[-1][1] is not None:
+        return nav
+    label = nav.trail[-1][0]
+    if not label.startswith("session"):
+        return nav
+    when = utc_text(start, "%Y-%m-%d %H:%M") if start is not None else None
+    crumb = (f"session of {when}" if when else "session", None, nav.trail[-1][2])
+    return replace(nav, trail=(*nav.trail[:-1], crumb))
 
 
 class _Parts(Iterator[str]):

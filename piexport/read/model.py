@@ -197,8 +197,31 @@ class Session:
         if self.name:
             name = self.derive.line(self.name)
             return Title(name, None, name)
-        first = self.first_user_text()
+        first = self.title_text()
         return title_of(first, derive=self.derive) if first else None
+
+    def title_text(self) -> str | None:
+        """The user message a title is made from: the first with real words of its own
+        (``is_request``), else the first with any text. A bare slash command (``/mode``: a
+        command pi ran or one stopped, no request) and a prompt template pi expanded (a
+        Markdown heading, then a page of instructions) say what the session was set up
+        with, not what was asked: a later message says that. Only user messages up to
+        ``TITLE_LOOKAHEAD`` are read."""
+        first: str | None = None
+        seen = 0
+        for e in self.entries:
+            if e.role != "user":
+                continue
+            text = self.derive.join(text_blocks((e.message or {}).get("content")), "")
+            if not text.strip():
+                continue
+            if is_request(text):
+                return text
+            first = first if first is not None else text
+            seen += 1
+            if seen >= TITLE_LOOKAHEAD:
+                break
+        return first
 
     def first_user_text(self) -> str | None:
         """Text of the first user message in the file, the fallback title pi uses (its text
@@ -209,6 +232,33 @@ class Session:
                 if text.strip():
                     return text
         return None
+
+
+TITLE_LOOKAHEAD = 5
+"""User messages read for a title before the first with text is taken whatever it is."""
+TEMPLATE_LINES = 8
+"""A message that opens with a heading and runs to this many non-blank lines is read as a
+prompt template pi expanded (``is_request``)."""
+_BARE_COMMAND = re.compile(r"\A\s*/[A-Za-z][\w.:-]{0,60}\s*\Z")
+_HEADING_LINE = re.compile(r"\A\s*#{1,6}[ \t]+\S")
+
+
+def is_request(text: str) -> bool:
+    """Whether a user message's text is a request in the user's own words, for a title:
+    not a bare slash command (``/mode``, nothing after it), and not a prompt template (its
+    first line a Markdown heading, ``TEMPLATE_LINES`` non-blank lines or more). A skill
+    with the user's words after it, a command with arguments, a short message under a
+    heading are requests."""
+    head = text.lstrip()[:20_000]  # enough to count a template's lines
+    if _BARE_COMMAND.match(head):
+        return False
+    if _HEADING_LINE.match(head):
+        lines = 0
+        for line in head.split("\n"):
+            lines += bool(line.strip())
+            if lines >= TEMPLATE_LINES:
+                return False
+    return True
 
 
 def text_blocks(content: Any) -> list[str]:

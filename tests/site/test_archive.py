@@ -398,3 +398,28 @@ def test_a_fork_starts_at_its_own_first_turn(make_session: MakeSession, runner: 
     assert meta["Started"].startswith("2025-01-01 10:31:00 UTC")
     assert "forked with starts 2025-01-01 10:00:00 UTC" in meta["Started"]
     assert meta["Duration"].startswith("1m 30s active") and "1m 30s span" in meta["Duration"]
+
+
+def test_the_trail_dates_a_session_as_started_does(tmp_path: Path) -> None:
+    """Issue 38, item 8: an /export copy's header is written after its entries; the trail's
+    crumb and the header's "Started" both give the first entry's time."""
+    from piexport.site.build import build_site
+
+    folder = tmp_path / "root" / "--home-a-shop--"
+    folder.mkdir(parents=True)
+    header = {**HEADER, "timestamp": "2025-03-09T18:00:00.000Z", "cwd": "/home/a/shop"}
+    entries = [
+        {**msg("u1", None, "user", "hello", 0), "timestamp": "2025-03-07T09:15:00.000Z"},
+        {**msg("u2", "u1", "user", "again", 0), "timestamp": "2025-03-07T09:20:00.000Z"},
+    ]
+    (folder / "2025-03-09T18-00-00-000Z_copy.jsonl").write_bytes(
+        b"\n".join(json.dumps(x).encode() for x in (header, *entries)) + b"\n"
+    )
+    build_site(tmp_path / "root", tmp_path / "site", jobs=1)
+    soup = _soup(next((tmp_path / "site").glob("home-a-shop*/2025*.html")))
+    crumb = soup.select("nav.trail .crumbs li")[-1].get_text()
+    started = next(
+        d.dd.get_text() for d in soup.select("dl.meta > div") if d.dt.get_text() == "Started"
+    )
+    assert crumb == "session of 2025-03-07 09:15"
+    assert started.startswith("2025-03-07 09:15:00 UTC")
