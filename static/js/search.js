@@ -691,7 +691,7 @@
     li.appendChild(a);
     return li;
   }
-  function groupSection(g, q) {
+  function groupSection(g, q, state) {
     var s = data.meta.sessions[g[0].s];
     var sec = el("section", "result-group");
     var h2 = el("h2");
@@ -702,7 +702,10 @@
     sec.appendChild(h2);
     var meta = el("p", "result-meta");
     var all = g.length + g.rest.length;
-    var count = g.rest.length && !g.sure ? "up to " + all + " matches" : all + (all === 1 ? " match" : " matches");
+    // issue 38, item 9: a phrase's hits past the first few are not checked until asked for;
+    // the card says how many hold (checked) and how many more may (not yet checked), and the
+    // summary adds up the same two figures; piexport search checks every one
+    var count = g.rest.length && !g.sure ? g.length + " to " + all + " matches (" + g.rest.length + " not yet checked for the phrase)" : all + (all === 1 ? " match" : " matches");
     meta.appendChild(shown([s.p || "", when(s.d), count].filter(Boolean).join(" · ")));
     sec.appendChild(meta);
     var ol = el("ol", "hits");
@@ -722,6 +725,11 @@
             all.forEach(function (h) { ol.appendChild(hitItem(h, s, q)); });
             meta.textContent = "";
             var n = g.length + later.length;
+            if (state && g.rest.length && !g.sure) {
+              state.shownHits += later.length;
+              state.unchecked -= g.rest.length;
+              summary(state);
+            }
             meta.appendChild(shown([s.p || "", when(s.d), n + (n === 1 ? " match" : " matches")].filter(Boolean).join(" · ")));
             more.remove();
           });
@@ -748,11 +756,11 @@
         if (token !== current) return;
         kept.forEach(function (g) {
           if (!g.length) { state.dropped++; return; }
-          state.list.appendChild(groupSection(g, state.q));
+          state.list.appendChild(groupSection(g, state.q, state));
           shown++;
           state.shownGroups++;
           state.shownHits += g.length + (g.sure ? g.rest.length : 0);  // unchecked but sure hits count
-          if (g.rest.length && !g.sure) state.inexact = true;
+          if (g.rest.length && !g.sure) state.unchecked += g.rest.length;
         });
         if (shown >= SCREEN) screen();
         if (shown < PAGE && state.next < state.groups.length) return nextBatch();
@@ -772,7 +780,8 @@
     var text;
     if (!total) text = "No matches.";
     else if (state.phrases && pending) text = "Showing " + state.shownGroups + " sessions; up to " + total + " match (phrases are checked as results are shown).";
-    else if (state.phrases) text = (state.inexact ? "At least " : "") + state.shownHits + (state.shownHits === 1 ? " match" : " matches") + " in " + state.shownGroups + (state.shownGroups === 1 ? " session." : " sessions.");
+    else if (state.phrases && state.unchecked) text = state.shownHits + " to " + (state.shownHits + state.unchecked) + " matches in " + state.shownGroups + (state.shownGroups === 1 ? " session" : " sessions") + ": " + state.unchecked + " not yet checked for the phrase (a session's “Show all” checks its own).";
+    else if (state.phrases) text = state.shownHits + (state.shownHits === 1 ? " match" : " matches") + " in " + state.shownGroups + (state.shownGroups === 1 ? " session." : " sessions.");
     else text = hits + (hits === 1 ? " match" : " matches") + " in " + total + (total === 1 ? " session" : " sessions") + (pending ? "; showing the first " + state.shownGroups + "." : ".");
     if (!state.complete && total) text = "No entry has every word; entries with some of them. " + text;
     if (state.q.errors.length) text = state.q.errors.join("; ") + ". " + text;
@@ -811,7 +820,7 @@
     }).then(function () {
       if (token !== current) return;
       var res = run(q);
-      var state = { q: q, groups: res.groups, complete: res.complete, next: 0, dropped: 0, shownGroups: 0, shownHits: 0,
+      var state = { q: q, groups: res.groups, complete: res.complete, next: 0, dropped: 0, shownGroups: 0, shownHits: 0, unchecked: 0,
         phrases: q.words.some(function (w) { return w.phrase; }), list: el("div", "result-list"), more: el("button", "more-results", "Show more sessions") };
       state.more.type = "button";
       state.more.hidden = true;

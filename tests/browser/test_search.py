@@ -335,3 +335,39 @@ def test_the_status_counts_the_matches_of_sessions_whose_hits_all_hold(
     expect(page.locator(".result-meta")).to_contain_text(f"{len(group)} matches")
     expect(page.locator("#search-status")).to_have_text(f"{len(group)} matches in 1 session.")
     page.close()
+
+
+def test_a_phrase_count_says_what_was_checked_and_agrees_with_the_cli(
+    browser: Browser, site: Path
+) -> None:
+    """Issue 38, item 9: a card and the summary give the same two figures, the matches
+    checked and those not yet checked for the phrase; the CLI's count (every one checked)
+    lies between them, and once a card's "Show all" checked its own, the two are one."""
+    query = '"the cart"'
+    groups, _ = run_search(parse(query), site=site)
+    exact = {str(Path(g[0].path).resolve()): len(g) for g in groups}
+    page = browser.new_page()
+    open_search(page, site, query)
+    status = page.locator("#search-status")
+    expect(status).to_contain_text("not yet checked for the phrase")
+    cards = page.locator(".result-group")
+    lows = highs = 0
+    unsure = None
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        title = str((site / (card.locator("h2 a").get_attribute("href") or "")).resolve())
+        text = card.locator(".result-meta").inner_text()
+        m = re.search(r"(\d+) to (\d+) matches \((\d+) not yet checked", text)
+        low, high = (int(m[1]), int(m[2])) if m else (int(text.split()[-2]),) * 2
+        if m:
+            assert low + int(m[3]) == high
+            unsure = unsure if unsure is not None else (i, title)
+        assert low <= exact[title] <= high, (title, text, exact[title])
+        lows, highs = lows + low, highs + high
+    assert unsure is not None
+    expect(status).to_contain_text(f"{lows} to {highs} matches in {cards.count()} sessions")
+    card = cards.nth(unsure[0])
+    card.locator("button.more-hits").click()
+    want = exact[unsure[1]]
+    expect(card.locator(".result-meta")).to_have_text(re.compile(rf" · {want} matches?$"))
+    page.close()
