@@ -9,6 +9,7 @@ from ..read.jsonutil import finite_number
 from ..read.model import Entry
 from ..text.cut import Derive
 from ..text.mdsafe import code_span, inline_text, message_markdown
+from ..text.numbers import tokens as tokens_text
 from .base import Calls, MarkdownContext, Part, s
 from .summaries import SummaryKind, files_markdown, usage_markdown
 from .system import system_markdown, system_text
@@ -28,7 +29,7 @@ class Compaction(SummaryKind):
         tokens = entry.raw.get("tokensBefore")
         n = finite_number(tokens)
         if n is not None:
-            return f"[compaction: {round(n / 1000)}k tokens]"
+            return f"[compaction: {tokens_text(n)} tokens]"  # as the card says it
         if isinstance(tokens, (int, float)) and not isinstance(tokens, bool):
             return f"[compaction: {tokens} tokens]"
         return "[compaction: ?k tokens]"

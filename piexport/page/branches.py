@@ -35,8 +35,9 @@ class BranchPanel:
     """The compare view's data as a ``<script type="application/json">`` element."""
     comparable: bool
     trivial: frozenset[str] = frozenset()
-    """Leaves of side branches with no message of their own (a label, a model change, a
-    summary left behind): listed on one line, not given a card of zeros each."""
+    """Leaves of side branches with nothing of their own to count (a label, a model change,
+    a summary left behind, a turn that used nothing): listed on one line, not given a card
+    of zeros each."""
 
     @staticmethod
     def words(text: str) -> str:
@@ -45,8 +46,21 @@ class BranchPanel:
 
 
 def is_trivial(b: Branch) -> bool:
-    """A side branch with no message of its own: no request, answer, tool call or command."""
-    return not b.current and b.figures.message_count == 0
+    """A side branch with nothing of its own to count: no message at all, or none with a
+    turn, tool call, error, token, cost or modified file (a card of zeros, issue 38)."""
+    f = b.figures
+    if b.current:
+        return False
+    return f.message_count == 0 or not (
+        f.messages.get("user", 0)
+        or f.tool_calls
+        or f.error_count
+        or f.tokens["total"]
+        or f.cost
+        or f.known_estimate
+        or f.files_modified
+        or f.compactions
+    )
 
 
 def _t(text: Any) -> str:

@@ -96,6 +96,15 @@ class Chart:
         return n + sum(2 + (1 if href else 0) for href in links)
 
 
+def error_rate(errors: int, calls: int) -> str:
+    """A share of failed calls as a reader says it: ``12%``; ``<1%`` for some errors that
+    round to none (2 of 500 is not "0%"), ``0%`` only for none; ``—`` for no calls."""
+    if not calls:
+        return "—"
+    rate = errors / calls
+    return "<1%" if errors and rate < 0.005 else f"{rate:.0%}"
+
+
 def axis(label: str) -> str:
     """An axis top without needless decimals: 200k, 1M, $2."""
     return label.replace(".0k", "k").replace(".00M", "M").replace(".00", "")
@@ -560,7 +569,7 @@ def _tool_chart(tools: dict[str, list[int]]) -> Chart:
         head=["Tool", "Calls", "Errors", "Error rate"],
     )
     for name, (calls, errors) in ranked[:15]:
-        rate = f"{errors / calls:.0%}" if calls else "—"
+        rate = error_rate(errors, calls)
         chart.hbars.append(
             HBar(
                 name,
@@ -571,16 +580,14 @@ def _tool_chart(tools: dict[str, list[int]]) -> Chart:
             )
         )
     for name, (calls, errors) in ranked:
-        chart.rows.append(
-            [name, f"{calls:,}", f"{errors:,}", f"{errors / calls:.0%}" if calls else "—"]
-        )
+        chart.rows.append([name, f"{calls:,}", f"{errors:,}", error_rate(errors, calls)])
     calls_all = sum(c for c, _ in tools.values())
     errors_all = sum(e for _, e in tools.values())
     chart.foot = [
         "Total",
         f"{calls_all:,}",
         f"{errors_all:,}",
-        f"{errors_all / calls_all:.0%}" if calls_all else "—",
+        error_rate(errors_all, calls_all),
     ]
     return chart
 

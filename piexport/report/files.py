@@ -116,7 +116,9 @@ def net_change(path: str, first: str | None, last: str | None, why: str | None) 
         return NetChange(
             "created",
             added=line_count(last),
-            reason="written whole: what it replaced, if anything, is not in the session",
+            reason=(
+                "the whole file was written: what it replaced, if anything, is not in the session"
+            ),
         )
     if first == last:
         return NetChange("unchanged")
@@ -294,10 +296,12 @@ def net_text(net: NetChange | None) -> str:
     if net.status == "changed":
         return f"net +{net.added} -{net.removed}"
     if net.status == "created":
-        return f"net +{net.added} (written whole)"
+        return (
+            f"net +{net.added} (the whole file was written; what it replaced is not in the session)"
+        )
     if net.status == "unchanged":
         return "net: back to its first version"
-    return f"net unknown: {net.reason}"
+    return f"change over the branch not known: {net.reason}"
 
 
 def files_text(session: Session) -> str:

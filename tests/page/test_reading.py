@@ -109,6 +109,9 @@ def test_trivial_side_branches_share_one_line_and_previews_are_plain(
         msg("u2", "a1", "user", "Try **another** way", 6),
         answer("a2", "u2", 7, "Other way"),
         msg("u3", "a1", "user", "Carry on", 8),
+        # an answer that used nothing, with nothing after it: figures all zero, no card
+        {**answer("z2", "a1", 9, "(empty)"), "parentId": "a1"},
+        msg("u4", "u3", "user", "and on", 10),
     ]
     view = build_view(load_session(make_session(records)))
     html = render_session(view)
@@ -117,10 +120,10 @@ def test_trivial_side_branches_share_one_line_and_previews_are_plain(
     assert panel.count("data-pick=") == 2  # only cards are ticked to compare
     line = re.search(r'<li class="branch-trivial">.*?</li>', panel, re.DOTALL)
     assert line is not None
-    assert "3 side branches with no message of their own" in line.group(0)
-    for leaf in ("s1", "s2", "s3"):
+    assert "4 side branches with nothing of their own to count" in line.group(0)
+    for leaf in ("s1", "s2", "s3", "z2"):
         assert f'href="#entry-{leaf}"' in line.group(0)
-    assert "3 with no message of their own" in panel
+    assert "4 with nothing of their own to count" in panel
     # previews show words, not markdown
     assert "Try another way" in panel and "**" not in panel and "##" not in panel
     rows = {r.id: r.text for r in view.outline}
