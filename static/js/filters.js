@@ -9,7 +9,11 @@ var VIEWS = ["prompts", "quiet", "errors"];
 function setView(view, remember) {
   if (!main) return;
   if (VIEWS.indexOf(view) < 0) view = "";
-  for (var k = 0; k < VIEWS.length; k++) main.classList.toggle("view-" + VIEWS[k], VIEWS[k] === view);
+  for (var k = 0; k < VIEWS.length; k++) {
+    main.classList.toggle("view-" + VIEWS[k], VIEWS[k] === view);
+    // the tree follows: prompts only and errors only leave their own rows (the CSS)
+    if (nav) nav.classList.toggle("view-" + VIEWS[k], VIEWS[k] === view);
+  }
   var pins = main.querySelectorAll(".pinned");
   for (var p = 0; p < pins.length; p++) pins[p].classList.remove("pinned");
   if (viewSelect) viewSelect.value = view;

@@ -11,7 +11,9 @@ function setAll(open) {
 }
 
 function visibleEntries() {
-  var all = main.querySelectorAll("article.entry, .inline-marker"), out = [];
+  // entries, not the one-line markers between them (a model change, a label): j and k
+  // step over those (issue 38)
+  var all = main.querySelectorAll("article.entry"), out = [];
   for (var i = 0; i < all.length; i++) if (shownNow(all[i])) out.push(all[i]);
   return out;
 }
@@ -31,7 +33,12 @@ function step(dir) {
       if (ps[i].getBoundingClientRect().bottom > edge) { materialize(ps[i]); return step(dir); }
     }
   }
-  if (next) next.scrollIntoView({ block: "start" });
+  if (next) {
+    var was = main.querySelector("article.entry.stepped");
+    if (was) was.classList.remove("stepped");
+    next.classList.add("stepped");  // a frame shows which entry j and k reached
+    next.scrollIntoView({ block: "start" });
+  }
 }
 
 ACTIONS.expand = function () { setAll(true); };
