@@ -8,7 +8,7 @@ from playwright.sync_api import sync_playwright
 SITE = Path(sys.argv[1]).resolve()
 OUT = Path(__file__).resolve().parent
 DEMO = next(SITE.glob("home-alice-src-shop-*/2025*.html"))
-BIG = next(SITE.glob("home-bench-shop-*/2025*.html"))
+BIG = next(SITE.glob("home-bench-*/2025*.html"))
 SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 ARGS = ["--no-sandbox", "--disable-gpu"]
 only = set(sys.argv[2:])
@@ -66,7 +66,33 @@ def branches(page, name):
     page.goto(DEMO.as_uri() + "#branches"); settle(page)
     page.wait_for_function("document.querySelector('#branches') && document.querySelector('#branches').getBoundingClientRect().top < 300")
 
-SHOTS = dict(header=header, tree=tree, skill=skill, errors_view=errors_view, badge=badge, landing=landing, index=index, chart=chart, project=project, branches=branches)
+def _timeline(page, url):
+    page.goto(url); settle(page)
+    page.locator("#timeline > summary").click()
+    page.evaluate("window.scrollTo(0, document.getElementById('timeline').getBoundingClientRect().top + scrollY - 50)")
+
+def timeline(page, name):  # where the time went: a night, failures, a compaction
+    _timeline(page, DEMO.as_uri())
+
+def timeline_big(page, name):  # 2,000 entries merged into runs
+    _timeline(page, BIG.as_uri())
+
+def jk(page, name):  # j pressed three times: the entry reached has a frame
+    page.goto(DEMO.as_uri()); settle(page)
+    page.evaluate("window.scrollTo(0, document.getElementById('transcript').getBoundingClientRect().top + scrollY - 80)")
+    for _ in range(3):
+        page.keyboard.press("j")
+    page.wait_for_function("document.querySelector('article.entry.stepped') && document.querySelector('article.entry.stepped').getBoundingClientRect().top < 120")
+
+def code(page, name):  # numbered code on the 2,000-entry page: wraps on a phone
+    page.goto(BIG.as_uri()); settle(page)
+    page.evaluate("() => { const c = document.querySelector('.code-with-lines'); window.scrollTo(0, c.getBoundingClientRect().top + scrollY - 120); }")
+
+def search(page, name):  # a phrase: what was checked and what was not, in one count
+    page.goto((SITE / "search.html").as_uri() + "?q=%22the%20cart%22"); settle(page)
+    page.wait_for_function("(document.getElementById('search-status') || {}).textContent && !/Searching/.test(document.getElementById('search-status').textContent)")
+
+SHOTS = dict(timeline=timeline, jk=jk, code=code, search=search, timeline_big=timeline_big, header=header, tree=tree, skill=skill, errors_view=errors_view, badge=badge, landing=landing, index=index, chart=chart, project=project, branches=branches)
 with sync_playwright() as p:
     b = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
     for shot, go in SHOTS.items():
