@@ -196,7 +196,7 @@ def test_the_project_table_is_whole_at_1280(browser: Browser, site: Path, scheme
     expect(wrap).to_have_class("table-wrap")
     for head in ("Models", "Cost", "Errors"):
         expect(page.locator("#project-table th", has_text=head)).to_be_in_viewport(ratio=1)
-    # one model a line, its provider in its hover title; no name broken in two
+    # one model a line, cut rather than broken in two
     models = page.locator("#project-table td.models .model")
     expect(models.filter(has_text="gemini-2.5-flash-preview-05-20")).to_have_count(1)
     line = page.evaluate(

@@ -113,7 +113,7 @@ def test_a_parent_page_lists_its_subagents_apart_from_its_own_figures(site: Path
     with_subagents = f"${sum(cost.values()):.4f} with subagents (${cost[PARENT]:.4f} this session)"
     assert with_subagents in panel.summary.get_text()
     # the session's own figures stay its own
-    own = soup.select("table.figures")[0].select("tbody tr")[1].select("td")[-1].get_text()
+    own = soup.select("table.figures")[0].select("tbody tr")[1].select_one("td.cost").get_text()
     assert own == f"${cost[PARENT]:.4f}"
     # each call's result links its session; the fork is a fork, not a subagent
     links = [a.get_text() for a in soup.select(".subagent-link a")]

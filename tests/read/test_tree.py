@@ -194,7 +194,7 @@ def test_tree_text_marks_path_labels_and_branches(make_session: MakeSession) -> 
     lines = text.splitlines()
     assert lines[0] == "• [start] user: fix the bug"
     assert "• user: no, do it differently" in text
-    assert "[compaction: 51k tokens]" in text
+    assert "[compaction: 51.2k tokens]" in text  # as the page's card says it
     assert any(line.strip().startswith("└─ assistant: [bash: pytest -q]") for line in lines)
     assert "[bash: pytest -q]" in lines[-1]  # the tool result, described by its call
     [leaf_line] = [line for line in lines if line.endswith("← leaf")]
