@@ -177,6 +177,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("claude-sonnet-4-5-20250929", "gemini-2.5-flash-preview-05-20", "gpt-5-codex-mini")
     ):
         records.append(_reply(f"a{i}", records[-1]["id"], 2 + i, "ok", model=model))
+    for r in records[1:]:  # no cost reported: the Cost cell is an estimate, wider
+        r["message"]["usage"]["cost"] = {"total": 0}
     header = {**HEADER, "cwd": "/home/alice/src/shop"}
     (shop / "2025-03-05T09-00-00-000Z_models.jsonl").write_bytes(to_lines([header, *records]))
     out = root.parent / "site"
